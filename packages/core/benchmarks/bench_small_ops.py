@@ -1,0 +1,100 @@
+"""Per-op cost of the autograd core: a chain of small elementwise ops.
+
+A chain of 200 ops (50 x [mul by a parameter, add a parameter, tanh, scale])
+on a (10,) float32 array, forward then backward, timed per op. PyTorch CPU
+eager runs the same chain in the same process when it is importable.
+
+Run: ``python bench_small_ops.py [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+N_BLOCKS = 50
+OPS_PER_BLOCK = 4
+N_OPS = N_BLOCKS * OPS_PER_BLOCK
+
+
+def _best_of(fn: Callable[[], None], repeat: int, inner: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / inner)
+    return best
+
+
+def kusari_step() -> Callable[[], None]:
+    import kusari
+    import kusari.functions as F
+
+    rng = np.random.default_rng(0)
+    x = kusari.Variable(rng.standard_normal(10).astype(np.float32))
+    w = kusari.Variable(rng.standard_normal(10).astype(np.float32))
+    b = kusari.Variable(rng.standard_normal(10).astype(np.float32))
+    g = np.ones(10, dtype=np.float32)
+
+    def step() -> None:
+        x.cleargrad()
+        w.cleargrad()
+        b.cleargrad()
+        h = x
+        for _ in range(N_BLOCKS):
+            h = F.tanh(h * w + b) * 0.5
+        h.grad = g
+        h.backward()
+
+    return step
+
+
+def torch_step() -> Callable[[], None] | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    x = torch.tensor(rng.standard_normal(10).astype(np.float32), requires_grad=True)
+    w = torch.tensor(rng.standard_normal(10).astype(np.float32), requires_grad=True)
+    b = torch.tensor(rng.standard_normal(10).astype(np.float32), requires_grad=True)
+    g = torch.ones(10)
+
+    def step() -> None:
+        x.grad = w.grad = b.grad = None
+        h = x
+        for _ in range(N_BLOCKS):
+            h = torch.tanh(h * w + b) * 0.5
+        h.backward(g)
+
+    return step
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--inner", type=int, default=20)
+    args = parser.parse_args(argv)
+    results = {}
+    k = kusari_step()
+    k()
+    results["kusari"] = _best_of(k, args.repeat, args.inner) / N_OPS * 1e6
+    t = torch_step()
+    if t is not None:
+        t()
+        results["torch"] = _best_of(t, args.repeat, args.inner) / N_OPS * 1e6
+    print(f"small-op chain ({N_OPS} ops on (10,), forward+backward), us per op:")
+    for name, us in results.items():
+        print(f"  {name:<8} {us:7.2f}")
+    if "torch" in results:
+        print(f"  ratio kusari/torch: {results['kusari'] / results['torch']:.2f}x")
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""The backward pass: walks the graph from outputs to leaves by rank.
+
+Functions are visited in decreasing rank, so every consumer of a variable is
+processed before its creator and each gradient is complete when it is used.
+Gradients live in a table keyed by node and are dropped as soon as they have
+been passed on. Unless the caller keeps the graph (``retain_grad`` or double
+backprop), each function also drops its inputs and retained arrays once its
+backward has run, so activations are freed while the backward pass proceeds
+instead of after it.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+from kusari import configuration, function_hook
+
+
+def freed_message(func: Any) -> str:
+    return (
+        f"{func.label}: the graph through this function was freed by an earlier "
+        "backward(). To backprop through the same graph twice, call the first "
+        "backward with retain_grad=True (or enable_double_backprop=True)."
+    )
+
+
+def initial_grad(y: Any, gy: Any, loss_scale: float | None, who: str) -> Any:
+    """The starting gradient of output ``y`` (``gy``, its grad, or ones)."""
+    from kusari.variable import Variable, _check_grad_type
+
+    if gy is None:
+        gv = y._grad_var
+        if gv is not None:
+            return gv
+        data = y._data
+        if data.size != 1:
+            raise ValueError(
+                f"{who}: an output has shape {data.shape}, so its gradient is "
+                "ambiguous; pass it explicitly (grad_outputs) or set `y.grad`."
+            )
+        from kusari import backend
+
+        g = backend.get_array_module(data).ones_like(data)
+        if loss_scale is not None:
+            g *= loss_scale
+        return Variable(g, requires_grad=False)
+    if not isinstance(gy, Variable):
+        _check_grad_type(None, y, False, gy)
+        return Variable(gy, requires_grad=False)
+    _check_grad_type(None, y, False, gy._data)
+    return gy
+
+
+def normalize_grads(func: Any, targets: tuple[int, ...], gxs: Any) -> tuple[Any, ...]:
+    """Check a backward's result; return one entry per target input."""
+    if type(gxs) is not tuple:
+        if isinstance(gxs, list):
+            gxs = tuple(gxs)
+        else:
+            raise TypeError(
+                f"{func.label}.backward must return a tuple of Variables, got "
+                f"{type(gxs).__name__}"
+            )
+    n = len(gxs)
+    if n == len(targets):
+        return gxs
+    if n == len(func.inputs):
+        return tuple([gxs[i] for i in targets])
+    raise ValueError(
+        f"{func.label}.backward returned {n} gradients; expected "
+        f"{len(targets)} (one per target input) or {len(func.inputs)} (one per input)"
+    )
+
+
+def _sum_grads(grads: list[Any], double: bool) -> Any:
+    total = grads[0]
+    for g in grads[1:]:
+        total = _add(total, g, double)
+    return total
+
+
+def _add(a: Any, b: Any, double: bool) -> Any:
+    if double:
+        return a + b
+    from kusari.variable import _new_variable
+
+    return _new_variable(a._data + b._data, False)
+
+
+def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
+        enable_double_backprop: bool, loss_scale: float | None, *,
+        stop_nodes: set[Any] | None = None,
+        initial_input_grads: dict[Any, Any] | None = None,
+        set_leaf_grads: bool = True, free_graph: bool | None = None) -> dict[Any, Any]:
+    """Backprop from ``out_nodes`` with initial gradients ``gys``.
+
+    Returns the table of gradients left at the leaves (and ``stop_nodes``).
+    """
+    from kusari.variable import Variable, _check_grad_type
+
+    double = enable_double_backprop
+    if free_graph is None:
+        free_graph = not (retain_grad or double)
+    lazy = bool(configuration.config.lazy_grad_sum)
+    grads: dict[Any, Any] = {}
+    heap: list[Any] = []
+    seen: set[int] = set()
+    leaves: list[Any] = []
+    counter = 0
+
+    def accumulate(node: Any, g: Any) -> bool:
+        """Add ``g`` to node's gradient; True if it is the node's first."""
+        cur = grads.get(node)
+        if cur is None:
+            grads[node] = [g] if lazy else g
+            return True
+        if lazy:
+            cur.append(g)
+        else:
+            grads[node] = _add(cur, g, double)
+        return False
+
+    for node, gy in zip(out_nodes, gys):
+        if accumulate(node, gy):
+            func = node.creator_node
+            if func is None or (stop_nodes is not None and node in stop_nodes):
+                leaves.append(node)
+            elif id(func) not in seen:
+                seen.add(id(func))
+                heapq.heappush(heap, (-func.rank, counter, func))
+                counter += 1
+    if initial_input_grads:
+        for node, g in initial_input_grads.items():
+            if accumulate(node, g) and node not in leaves:
+                leaves.append(node)
+
+    debug = configuration.hot_flags().debug
+    # Functions applied inside backward get inputs the framework made and
+    # checked (gradient shapes are verified below), so their type checks
+    # only cost time; debug mode keeps them.
+    with configuration.using_config("enable_backprop", double), \
+            configuration.using_config("type_check", debug and
+                                       configuration.config.type_check):
+        while heap:
+            func = heapq.heappop(heap)[2]
+            inputs = func.inputs
+            if inputs is None:
+                raise RuntimeError(freed_message(func))
+            out_nodes_f = [ref() for ref in func.outputs]
+            gys_f = []
+            any_grad = False
+            for y in out_nodes_f:
+                g = None if y is None else grads.pop(y, None)
+                if g is not None:
+                    if lazy:
+                        g = _sum_grads(g, double)
+                    any_grad = True
+                    if retain_grad:
+                        var = y._variable()
+                        if var is not None:
+                            var._grad_var = g
+                gys_f.append(g)
+            targets = tuple([i for i, x in enumerate(inputs) if x.requires_grad])
+            if targets and any_grad:
+                gys_t = tuple(gys_f)
+                hooks = None
+                if function_hook._n_registered[0] or func._local_function_hooks:
+                    hooks = func._all_hooks()
+                    in_data = tuple([x.data for x in inputs])
+                    g_data = tuple([None if g is None else g._data for g in gys_t])
+                    for hook in hooks:
+                        hook.backward_preprocess(func, in_data, g_data)
+                gxs = func.backward(targets, gys_t)
+                if hooks is not None:
+                    for hook in hooks:
+                        hook.backward_postprocess(func, in_data, g_data)
+                if type(gxs) is not tuple or len(gxs) != len(targets):
+                    gxs = normalize_grads(func, targets, gxs)
+                for i, gx in zip(targets, gxs):
+                    if gx is None:
+                        continue
+                    if not isinstance(gx, Variable):
+                        raise TypeError(
+                            f"{func.label}.backward returned "
+                            f"{type(gx).__name__}; gradients must be Variables"
+                        )
+                    x = inputs[i]
+                    data = gx._data
+                    if data.shape != x.shape or data.dtype != x.dtype:
+                        _check_grad_type(func, x, True, data)
+                    if debug:
+                        _check_nan_backward(func, data)
+                    if accumulate(x, gx):
+                        f = x.creator_node
+                        if f is None or (stop_nodes is not None and x in stop_nodes):
+                            leaves.append(x)
+                        elif id(f) not in seen:
+                            seen.add(id(f))
+                            heapq.heappush(heap, (-f.rank, counter, f))
+                            counter += 1
+            if free_graph:
+                for y in out_nodes_f:
+                    if y is not None and y._variable() is not None:
+                        break  # user code still holds an output: keep it usable
+                else:
+                    func.inputs = None
+                    func._retained_output_data = None
+                    func._freed = True
+
+        if lazy:
+            for node in leaves:
+                g = grads.get(node)
+                if g is not None:
+                    grads[node] = _sum_grads(g, double)
+        if set_leaf_grads:
+            for node in leaves:
+                g = grads.pop(node, None)
+                if g is None:
+                    continue
+                var = node._variable()
+                if var is None:
+                    continue
+                old = var._grad_var
+                var._grad_var = g if old is None else _add(old, g, double)
+                var._loss_scale = loss_scale
+    return grads
+
+
+def _check_nan_backward(func: Any, data: Any) -> None:
+    from kusari.backends import cuda
+
+    if data.dtype.kind != "f":
+        return
+    host = cuda.to_cpu(data)
+    if bool((host != host).any()):
+        raise RuntimeError(f"NaN is detected on backward computation of {func.label}")
+
+
+def backward_all(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
+                 enable_double_backprop: bool, loss_scale: float | None) -> None:
+    run(out_nodes, gys, retain_grad, enable_double_backprop, loss_scale)
+
+
+def backward(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None = None,
+             **kwargs: Any) -> None:
+    """Backprop from several outputs at once (``kusari.backward``).
+
+    Args:
+        outputs: Output Variables.
+        grad_outputs: Their initial gradients (None: their ``grad``, or ones
+            for single-element outputs).
+        **kwargs: ``retain_grad``, ``enable_double_backprop``, ``loss_scale``.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari
+        >>> x = kusari.Variable(np.array([2.], dtype=np.float32))
+        >>> kusari.backward([x * x, x * 3])
+        >>> x.grad
+        array([7.], dtype=float32)
+    """
+    retain_grad = kwargs.pop("retain_grad", False)
+    double = kwargs.pop("enable_double_backprop", False)
+    loss_scale = kwargs.pop("loss_scale", None)
+    if kwargs:
+        raise TypeError(f"kusari.backward got unexpected arguments: {sorted(kwargs)}")
+    outputs = list(outputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise ValueError(
+            f"kusari.backward: {len(outputs)} outputs but {len(grad_outputs)} grad_outputs"
+        )
+    nodes = []
+    gys = []
+    for y, gy in zip(outputs, grad_outputs):
+        if y.creator_node is None:
+            continue
+        nodes.append(y.node)
+        gys.append(initial_grad(y, gy, loss_scale, "kusari.backward"))
+    if nodes:
+        run(nodes, gys, retain_grad, double, loss_scale)

@@ -1,0 +1,3 @@
+"""Array backends: NumPy (``_cpu``) and CuPy (``cuda``)."""
+
+from kusari.backends import cuda

@@ -1,0 +1,42 @@
+"""The NumPy backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from kusari import _backend
+
+
+class CpuDevice(_backend.Device):
+    """The host CPU, computing with NumPy (specifier ``'@numpy'``).
+
+    Example:
+        >>> import kusari
+        >>> kusari.get_device('@numpy')
+        <CpuDevice @numpy>
+    """
+
+    xp = numpy
+    name = "@numpy"
+    supported_array_types = (numpy.ndarray, numpy.generic)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CpuDevice)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def send_array(self, array: Any) -> Any:
+        if isinstance(array, numpy.ndarray):
+            return array
+        if isinstance(array, numpy.generic):
+            return numpy.asarray(array)
+        get = getattr(array, "get", None)
+        if get is not None and type(array).__module__.startswith("cupy"):
+            return get()
+        if hasattr(array, "__array__"):
+            return numpy.asarray(array)
+        raise TypeError(
+            f"CpuDevice.send: expected an array, got {type(array).__name__}"
+        )

@@ -1,0 +1,154 @@
+"""Global and thread-local configuration (``kusari.config``).
+
+``global_config`` holds the process-wide defaults. ``config`` is the view the
+code reads: a value set on it applies to the current thread only and shadows
+the global one. ``using_config`` changes a value for the span of a ``with``
+block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+
+class GlobalConfig:
+    """Process-wide configuration shared by every thread.
+
+    Example:
+        >>> import kusari
+        >>> kusari.global_config.train
+        True
+    """
+
+    def __init__(self) -> None:
+        super().__setattr__("_values", {})
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"kusari.global_config has no key {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._values[name] = value
+        _bump_generation()
+
+    def __delattr__(self, name: str) -> None:
+        try:
+            del self._values[name]
+        except KeyError:
+            raise AttributeError(f"kusari.global_config has no key {name!r}") from None
+        _bump_generation()
+
+    def show(self, file: Any = sys.stdout) -> None:
+        """Print every key and value, sorted by key."""
+        for key in sorted(self._values):
+            file.write(f"{key:<24}{self._values[key]}\n")
+
+
+class LocalConfig(threading.local):
+    """Thread-local configuration falling back to a :class:`GlobalConfig`.
+
+    Reading a key that was never set in this thread returns the global value;
+    setting a key affects this thread only.
+
+    Example:
+        >>> import kusari
+        >>> with kusari.using_config('train', False):
+        ...     kusari.config.train
+        False
+    """
+
+    def __init__(self, global_config: GlobalConfig) -> None:
+        super().__setattr__("_global", global_config)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when this thread has not set `name` itself.
+        return getattr(self._global, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        _bump_generation()
+
+    def __delattr__(self, name: str) -> None:
+        super().__delattr__(name)
+        _bump_generation()
+
+    def show(self, file: Any = sys.stdout) -> None:
+        """Print the effective value of every key in this thread."""
+        keys = set(self._global._values) | {
+            k for k in self.__dict__ if not k.startswith("_")
+        }
+        for key in sorted(keys):
+            file.write(f"{key:<24}{getattr(self, key)}\n")
+
+
+# The autograd core reads a few keys on every call. Reading them through
+# LocalConfig.__getattr__ costs a Python call each; instead each thread keeps
+# a snapshot of those keys, refreshed when any configuration changes
+# (`generation` moves on every set/delete, global or local).
+_HOT_KEYS = ("enable_backprop", "type_check", "debug")
+_generation = [0]
+
+
+def _bump_generation() -> None:
+    _generation[0] += 1
+
+
+class _HotFlags(threading.local):
+    generation = -1
+    enable_backprop = True
+    type_check = True
+    debug = False
+
+
+_hot = _HotFlags()
+
+
+def hot_flags() -> _HotFlags:
+    """Return this thread's snapshot of the keys the autograd core reads."""
+    h = _hot
+    if h.generation != _generation[0]:
+        h.generation = _generation[0]
+        h.enable_backprop = config.enable_backprop
+        h.type_check = config.type_check
+        h.debug = config.debug
+    return h
+
+
+global_config = GlobalConfig()
+config = LocalConfig(global_config)
+
+
+@contextlib.contextmanager
+def using_config(name: str, value: Any, config: LocalConfig = config) -> Iterator[None]:
+    """Set a configuration key for the duration of a ``with`` block.
+
+    Args:
+        name: The key, e.g. ``'train'`` or ``'enable_backprop'``.
+        value: Its value inside the block.
+        config: The configuration to change (the thread-local one by default).
+
+    Example:
+        >>> import kusari
+        >>> with kusari.using_config('debug', True):
+        ...     kusari.is_debug()
+        True
+    """
+    if hasattr(config, "__dict__") and name in config.__dict__:
+        old = config.__dict__[name]
+        setattr(config, name, value)
+        try:
+            yield
+        finally:
+            setattr(config, name, old)
+    else:
+        setattr(config, name, value)
+        try:
+            yield
+        finally:
+            delattr(config, name)

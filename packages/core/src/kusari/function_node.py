@@ -1,0 +1,425 @@
+"""FunctionNode: one differentiable operation in the graph.
+
+Subclasses implement ``forward`` on arrays (returning a tuple) and
+``backward`` on Variables, usually by applying other FunctionNodes, which is
+what makes double backprop work. The public function is a thin wrapper::
+
+    class Square(FunctionNode):
+        def forward(self, inputs):
+            self.retain_inputs((0,))
+            x, = inputs
+            return x * x,
+
+        def backward(self, indexes, grad_outputs):
+            x, = self.get_retained_inputs()
+            gy, = grad_outputs
+            return 2 * x * gy,
+
+    def square(x):
+        return Square().apply((x,))[0]
+"""
+
+from __future__ import annotations
+
+import collections
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy
+
+from kusari import _backprop, function_hook
+from kusari.backends import cuda
+from kusari.configuration import hot_flags
+from kusari.utils import type_check
+from kusari.variable import Variable, VariableNode, _array_types, _new_variable
+
+_cuda_available = cuda.available
+
+
+class FunctionNode:
+    """A node of the computational graph that computes outputs from inputs.
+
+    Attributes:
+        inputs: Nodes of the inputs (tuple of :class:`VariableNode`).
+        outputs: Weak references to the outputs' nodes.
+        rank: The position in topological order (1 + the inputs' maximum).
+    """
+
+    inputs: tuple[VariableNode, ...] | None = None
+    outputs: tuple[weakref.ref[VariableNode], ...] | None = None
+    rank = 0
+    lazy_grad_sum = False
+    _input_indexes_to_retain: Sequence[int] | None = None
+    _output_indexes_to_retain: Sequence[int] | None = None
+    _retained_output_data: tuple[Any, ...] | None = None
+    _local_function_hooks: collections.OrderedDict[str, Any] | None = None
+    _freed = False
+
+    @property
+    def local_function_hooks(self) -> collections.OrderedDict[str, Any]:
+        """Hooks registered on this function only."""
+        if self._local_function_hooks is None:
+            self._local_function_hooks = collections.OrderedDict()
+        return self._local_function_hooks
+
+    @property
+    def _n_local_function_hooks(self) -> int:
+        hooks = self._local_function_hooks
+        return 0 if hooks is None else len(hooks)
+
+    @property
+    def label(self) -> str:
+        """A short name for messages and graphs (the class name by default)."""
+        return type(self).__name__
+
+    @property
+    def output_data(self) -> tuple[Any, ...]:
+        """The retained output arrays (None for the others)."""
+        if self._output_indexes_to_retain is None or self.outputs is None:
+            raise RuntimeError(f"{self.label}: no output data is retained")
+        ret: list[Any] = [None] * len(self.outputs)
+        for i, data in zip(self._output_indexes_to_retain,
+                           self._retained_output_data or ()):
+            ret[i] = data
+        return tuple(ret)
+
+    # -- applying -------------------------------------------------------
+    def apply(self, inputs: Iterable[Any]) -> tuple[Variable, ...]:
+        """Compute the outputs and, when backprop is on, record the graph.
+
+        Args:
+            inputs: Variables or arrays.
+
+        Returns:
+            A tuple of output Variables.
+        """
+        input_vars = [x if isinstance(x, Variable) else _as_input(x, self)
+                      for x in inputs]
+        in_data = tuple([x._data for x in input_vars])
+        flags = hot_flags()
+        if flags.type_check:
+            self._check_data_type_forward(in_data)
+
+        hooks = None
+        if function_hook._n_registered[0] or self._local_function_hooks:
+            hooks = self._all_hooks()
+            for hook in hooks:
+                hook.forward_preprocess(self, in_data)
+
+        if _cuda_available and in_data and isinstance(in_data[0], cuda.ndarray):
+            with in_data[0].device:
+                outputs = self.forward(in_data)
+        else:
+            outputs = self.forward(in_data)
+
+        if type(outputs) is not tuple:
+            raise TypeError(
+                f"{self.label}.forward must return a tuple of arrays, got "
+                f"{type(outputs).__name__}"
+            )
+        if flags.type_check:
+            for y in outputs:
+                if not isinstance(y, _array_types):
+                    raise TypeError(
+                        f"{self.label}.forward returned {type(y).__name__} among "
+                        "its outputs; every output must be an ndarray (wrap "
+                        "scalars with kusari.utils.force_array)"
+                    )
+        if flags.debug:
+            self._check_nan_in_forward(in_data, outputs)
+        if hooks is not None:
+            for hook in hooks:
+                hook.forward_postprocess(self, in_data)
+
+        requires_grad = False
+        for x in input_vars:
+            if x._requires_grad:
+                requires_grad = True
+                break
+
+        if not (requires_grad and flags.enable_backprop):
+            return tuple([_new_variable(y, requires_grad) for y in outputs])
+
+        in_nodes = []
+        rank = 0
+        for x in input_vars:
+            node = x._node
+            if node is None:
+                node = x._node = VariableNode(x, x._name)
+            elif node.rank > rank:
+                rank = node.rank
+            in_nodes.append(node)
+        rank += 1
+        self.rank = rank
+        self.inputs = tuple(in_nodes)
+
+        ret = tuple([_new_output(y, self, rank) for y in outputs])
+        self.outputs = tuple([weakref.ref(v._node) for v in ret])  # type: ignore
+
+        retain = self._input_indexes_to_retain
+        if retain is not None:
+            for i in retain:
+                in_nodes[i].data = in_data[i]
+        retain = self._output_indexes_to_retain
+        if retain is not None:
+            self._retained_output_data = tuple([outputs[i] for i in retain])
+        return ret
+
+    def _all_hooks(self) -> list[Any]:
+        hooks = list(function_hook.get_function_hooks().values())
+        if self._local_function_hooks:
+            hooks.extend(self._local_function_hooks.values())
+        return hooks
+
+    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        light = type_check.get_light_types(in_data)
+        tl = type_check._thread_local
+        old = getattr(tl, "light_mode", False)
+        tl.light_mode = True
+        try:
+            self.check_type_forward(light)
+            return
+        except type_check.InvalidType:
+            pass  # re-check in full mode below to explain the failure
+        finally:
+            tl.light_mode = old
+        in_types = type_check.get_types(in_data, "in_types", False)
+        try:
+            with type_check.get_function_check_context(self):
+                self.check_type_forward(in_types)
+        except type_check.InvalidType as e:
+            msg = (f"\nInvalid operation is performed in: {self.label} (Forward)\n\n"
+                   f"{e}")
+            raise type_check.InvalidType(e.expect, e.actual, msg=msg) from None
+        # The light check failed where the full one passed: a check written
+        # only for full mode. Trust the full check.
+
+    def _check_nan_in_forward(self, in_data: tuple[Any, ...],
+                              outputs: tuple[Any, ...]) -> None:
+        for y in outputs:
+            if y.dtype.kind == "f" and bool(numpy.isnan(_to_host_any(y)).any()):
+                shapes = ", ".join(
+                    f"{getattr(x, 'shape', None)} {getattr(x, 'dtype', None)}"
+                    for x in in_data
+                )
+                raise RuntimeError(
+                    f"NaN is detected on forward computation of {self.label} "
+                    f"(inputs: {shapes})"
+                )
+
+    def check_type_forward(self, in_types: Any) -> None:
+        """Check the inputs' types; override with ``type_check.expect`` calls."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Compute the outputs from input arrays; return a tuple of arrays.
+
+        The default dispatches to :meth:`forward_cpu` or :meth:`forward_gpu`.
+        """
+        if _cuda_available and any(isinstance(x, cuda.ndarray) for x in inputs):
+            return self.forward_gpu(inputs)
+        return self.forward_cpu(inputs)
+
+    def forward_cpu(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        raise NotImplementedError(
+            f"{self.label} implements neither forward nor forward_cpu"
+        )
+
+    def forward_gpu(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        raise NotImplementedError(
+            f"{self.label} implements neither forward nor forward_gpu"
+        )
+
+    def retain_inputs(self, indexes: Sequence[int]) -> None:
+        """Keep these inputs' arrays for backward (call inside forward)."""
+        self._input_indexes_to_retain = indexes
+
+    def retain_outputs(self, indexes: Sequence[int]) -> None:
+        """Keep these outputs' arrays for backward (call inside forward)."""
+        self._output_indexes_to_retain = indexes
+
+    def backward(self, target_input_indexes: tuple[int, ...],
+                 grad_outputs: tuple[Variable | None, ...]) -> tuple[Any, ...]:
+        """Gradients for the inputs listed in ``target_input_indexes``.
+
+        Args:
+            target_input_indexes: Indexes of the inputs that need gradients.
+            grad_outputs: Gradients of the outputs (Variables, None where an
+                output got no gradient).
+
+        Returns:
+            A tuple of Variables (or None) for the target inputs, or one for
+            every input.
+        """
+        return (None,) * len(target_input_indexes)
+
+    def backward_accumulate(self, target_input_indexes: tuple[int, ...],
+                            grad_outputs: tuple[Variable | None, ...],
+                            grad_inputs: tuple[Variable | None, ...]) -> tuple[Any, ...]:
+        """Backward plus the given ``grad_inputs`` (override to fuse the sum)."""
+        gxs = _backprop.normalize_grads(self, target_input_indexes,
+                                        self.backward(target_input_indexes, grad_outputs))
+        ret = []
+        for gx, g_in in zip(gxs, grad_inputs):
+            if gx is None:
+                ret.append(g_in)
+            elif g_in is None:
+                ret.append(gx)
+            else:
+                ret.append(gx + g_in)
+        return tuple(ret)
+
+    def get_retained_inputs(self) -> tuple[Variable, ...]:
+        """The retained inputs as Variables (connected to the graph)."""
+        inputs = self.inputs
+        if inputs is None:
+            raise RuntimeError(_backprop.freed_message(self))
+        return tuple([inputs[i].get_variable() for i in self._input_indexes_to_retain or ()])
+
+    def get_retained_outputs(self) -> tuple[Variable, ...]:
+        """The retained outputs as Variables (connected to the graph)."""
+        indexes = self._output_indexes_to_retain
+        if indexes is None:
+            return ()
+        outputs = self.outputs
+        assert outputs is not None
+        retained = self._retained_output_data
+        if retained is None:
+            raise RuntimeError(_backprop.freed_message(self))
+        ret = []
+        new_outputs = None
+        for index, data in zip(indexes, retained):
+            node = outputs[index]()
+            if node is None:
+                # Nobody holds this output any more: rebuild it from the
+                # retained array so backward graphs can still refer to it.
+                var = _new_variable(data, True)
+                node = var._node = VariableNode(var)
+                node.creator_node = self
+                node.rank = self.rank
+                if new_outputs is None:
+                    new_outputs = list(outputs)
+                new_outputs[index] = weakref.ref(node)
+            else:
+                var = node.get_variable()
+                if var._data is None:
+                    var._data = data
+            ret.append(var)
+        if new_outputs is not None:
+            self.outputs = tuple(new_outputs)
+        return tuple(ret)
+
+    def unchain(self) -> None:
+        """Detach this function from its outputs and drop its inputs."""
+        for ref in self.outputs or ():
+            node = ref()
+            if node is not None:
+                node.unchain()
+        self.inputs = None
+
+    def add_hook(self, hook: Any, name: str | None = None) -> None:
+        """Register a :class:`~kusari.FunctionHook` on this function only."""
+        name = hook.name if name is None else name
+        if name in self.local_function_hooks:
+            raise KeyError(f"hook {name} already exists on {self.label}")
+        self.local_function_hooks[name] = hook
+        hook.added(self)
+
+    def delete_hook(self, name: str) -> None:
+        """Unregister the local hook called ``name``."""
+        hook = self.local_function_hooks.pop(name)
+        hook.deleted(self)
+
+    def __repr__(self) -> str:
+        return f"<{self.label} rank={self.rank}>"
+
+
+def _as_input(x: Any, func: FunctionNode) -> Variable:
+    if isinstance(x, _array_types):
+        return _new_variable(x, False)
+    raise TypeError(
+        f"{func.label}: inputs must be Variables or ndarrays, got "
+        f"{type(x).__module__}.{type(x).__name__}"
+    )
+
+
+def _new_output(data: Any, creator: FunctionNode, rank: int) -> Variable:
+    v = _new_variable(data, True)
+    node = v._node = VariableNode(v)
+    node.creator_node = creator
+    node.rank = rank
+    return v
+
+
+def _to_host_any(x: Any) -> Any:
+    return x if isinstance(x, numpy.ndarray) else cuda.to_cpu(x)
+
+
+def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
+         grad_outputs: Sequence[Any] | None = None,
+         grad_inputs: Sequence[Any] | None = None, set_grad: bool = False,
+         retain_grad: bool = False, enable_double_backprop: bool = False,
+         loss_scale: float | None = None) -> list[Variable | None]:
+    """Gradients of ``outputs`` with respect to ``inputs``.
+
+    Unlike :meth:`Variable.backward` this touches no ``grad`` attribute
+    (unless ``set_grad``) and stops at ``inputs``.
+
+    Args:
+        outputs: Output Variables.
+        inputs: Variables to differentiate with respect to.
+        grad_outputs: Initial gradients of the outputs (default: their
+            ``grad_var``, or ones for single-element outputs).
+        grad_inputs: Initial gradients added to the inputs' results.
+        set_grad: Also store the results in ``inputs[i].grad_var``.
+        retain_grad: Store the gradients of intermediate variables.
+        enable_double_backprop: Make the results differentiable.
+        loss_scale: Multiply the initial gradients by this.
+
+    Returns:
+        One gradient Variable (or None where unreachable) per input.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari
+        >>> x = kusari.Variable(np.array([3.], dtype=np.float32))
+        >>> gx, = kusari.grad([x * x * x], [x], enable_double_backprop=True)
+        >>> gx.array
+        array([27.], dtype=float32)
+    """
+    outputs = list(outputs)
+    inputs = list(inputs)
+    for v in outputs + inputs:
+        if not isinstance(v, Variable):
+            raise TypeError(
+                f"kusari.grad: outputs and inputs must be Variables, got {type(v).__name__}"
+            )
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif len(grad_outputs) != len(outputs):
+        raise ValueError(
+            f"kusari.grad: {len(outputs)} outputs but {len(grad_outputs)} grad_outputs"
+        )
+    gys = [_backprop.initial_grad(y, gy, loss_scale, "kusari.grad")
+           for y, gy in zip(outputs, grad_outputs)]
+    in_nodes = [x.node for x in inputs]
+    init = None
+    if grad_inputs is not None:
+        if len(grad_inputs) != len(inputs):
+            raise ValueError(
+                f"kusari.grad: {len(inputs)} inputs but {len(grad_inputs)} grad_inputs"
+            )
+        init = {}
+        for node, g in zip(in_nodes, grad_inputs):
+            if g is not None:
+                init[node] = g if isinstance(g, Variable) else Variable(g, requires_grad=False)
+    result = _backprop.run(
+        [y.node for y in outputs], gys, retain_grad, enable_double_backprop,
+        loss_scale, stop_nodes=set(in_nodes), initial_input_grads=init,
+        set_leaf_grads=False, free_graph=False,
+    )
+    ret = [result.get(node) for node in in_nodes]
+    if set_grad:
+        for x, gx in zip(inputs, ret):
+            x._grad_var = gx
+    return ret

@@ -1,0 +1,54 @@
+"""Rectified linear unit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kusari import backend
+from kusari.function_node import FunctionNode
+from kusari.utils import type_check
+from kusari.variable import Variable
+
+
+class ReLU(FunctionNode):
+    """``max(0, x)``."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_outputs((0,))
+        x, = inputs
+        xp = backend.get_array_module(x)
+        return xp.maximum(x, x.dtype.type(0)),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        y = self.get_retained_outputs()[0].array
+        return ReLUGrad(y > 0).apply(grad_outputs)
+
+
+class ReLUGrad(FunctionNode):
+    """``gy * (y > 0)``; linear in ``gy``, so it is its own derivative."""
+
+    def __init__(self, mask: Any) -> None:
+        self.mask = mask
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gy, = inputs
+        return gy * self.mask,
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return ReLUGrad(self.mask).apply(grad_outputs)
+
+
+def relu(x: Any) -> Variable:
+    """Rectified linear unit, ``max(0, x)``.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.functions as F
+        >>> F.relu(np.array([-1., 2.], np.float32)).array
+        array([0., 2.], dtype=float32)
+    """
+    return ReLU().apply((x,))[0]

@@ -1,0 +1,37 @@
+"""Hyperbolic tangent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kusari import backend
+from kusari.function_node import FunctionNode
+from kusari.utils import force_array, type_check
+from kusari.variable import Variable
+
+
+class Tanh(FunctionNode):
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_outputs((0,))
+        x, = inputs
+        return force_array(backend.get_array_module(x).tanh(x)),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        y, = self.get_retained_outputs()
+        return grad_outputs[0] * (1.0 - y * y),
+
+
+def tanh(x: Any) -> Variable:
+    """Elementwise hyperbolic tangent.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.functions as F
+        >>> F.tanh(np.zeros(1, np.float32)).array
+        array([0.], dtype=float32)
+    """
+    return Tanh().apply((x,))[0]

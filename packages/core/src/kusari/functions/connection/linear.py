@@ -1,0 +1,100 @@
+"""Fully connected layer: ``y = x W^T + b``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kusari.function_node import FunctionNode
+from kusari.utils import type_check
+from kusari.variable import Variable
+
+
+class LinearFunction(FunctionNode):
+    """``x W^T (+ b)`` with the leading ``n_batch_axes`` axes of ``x`` as batch."""
+
+    def __init__(self, n_batch_axes: int = 1) -> None:
+        self.n_batch_axes = n_batch_axes
+
+    def check_type_forward(self, in_types: Any) -> None:
+        n_in = len(in_types)
+        type_check._argname(in_types, ("x", "W") if n_in == 2 else ("x", "W", "b"))
+        x, w = in_types[0], in_types[1]
+        type_check.expect(
+            x.dtype.kind == "f",
+            w.dtype == x.dtype,
+            x.ndim >= self.n_batch_axes + 1,
+            w.ndim == 2,
+        )
+        x_shape = type_check.eval(x.shape)
+        in_size = 1
+        for s in x_shape[self.n_batch_axes:]:
+            in_size *= s
+        w_in = type_check.eval(w.shape)[1]
+        if in_size != w_in:
+            raise type_check.InvalidType(
+                "prod(x.shape[n_batch_axes:]) == W.shape[1]",
+                f"{in_size} != {w_in} (x.shape={x_shape}, n_batch_axes="
+                f"{self.n_batch_axes})",
+            )
+        if n_in == 3:
+            b = in_types[2]
+            type_check.expect(b.dtype == x.dtype, b.ndim == 1, b.shape[0] == w.shape[0])
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, W = inputs[0], inputs[1]
+        self._x_shape = x.shape
+        batch = x.shape[: self.n_batch_axes]
+        x2 = x.reshape(-1, W.shape[1]) if x.ndim != 2 else x
+        y = x2 @ W.T
+        if len(inputs) == 3:
+            y += inputs[2]
+        if len(batch) != 1:
+            y = y.reshape(batch + (W.shape[0],))
+        return y,
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        from kusari.functions.array.reshape import reshape
+        from kusari.functions.math.matmul import matmul
+        from kusari.functions.math.sum import sum as _sum
+
+        x, W = self.get_retained_inputs()
+        gy, = grad_outputs
+        if gy.ndim != 2:
+            gy = reshape(gy, (-1, W.shape[0]))
+        ret = []
+        for i in indexes:
+            if i == 0:
+                gx = matmul(gy, W)
+                ret.append(reshape(gx, self._x_shape) if gx.shape != self._x_shape else gx)
+            elif i == 1:
+                x2 = reshape(x, (-1, W.shape[1])) if x.ndim != 2 else x
+                ret.append(matmul(gy, x2, transa=True))
+            else:
+                ret.append(_sum(gy, axis=0))
+        return tuple(ret)
+
+
+def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> Variable:
+    """Linear (fully connected) transformation ``x W^T + b``.
+
+    Args:
+        x: Input of shape ``batch_shape + in_shape``; the trailing axes are
+            flattened to ``in_size``.
+        W: Weight of shape ``(out_size, in_size)``.
+        b: Optional bias of shape ``(out_size,)``.
+        n_batch_axes: How many leading axes of ``x`` are batch axes.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.functions as F
+        >>> x = np.ones((2, 3), np.float32)
+        >>> W = np.ones((4, 3), np.float32)
+        >>> F.linear(x, W).array
+        array([[3., 3., 3., 3.],
+               [3., 3., 3., 3.]], dtype=float32)
+    """
+    if n_batch_axes <= 0:
+        raise ValueError(f"linear: n_batch_axes must be positive, got {n_batch_axes}")
+    args = (x, W) if b is None else (x, W, b)
+    return LinearFunction(n_batch_axes).apply(args)[0]

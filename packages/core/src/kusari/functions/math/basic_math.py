@@ -1,0 +1,511 @@
+"""Arithmetic on Variables: the functions behind ``+ - * / // ** @`` and ``-x``.
+
+Binary operations accept a Variable or array on each side (same dtype,
+broadcastable shapes) or a Python/NumPy scalar on one side, which is cast to
+the variable's dtype.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy
+
+from kusari import backend
+from kusari.function_node import FunctionNode
+from kusari.utils import force_array, type_check
+from kusari.variable import Variable, _array_types
+
+# -- helpers -------------------------------------------------------------
+
+
+def _is_operand(x: Any) -> bool:
+    return isinstance(x, (Variable, *_array_types))
+
+
+def _check_scalar(value: Any, opname: str) -> Any:
+    if isinstance(value, (bool, int, float, numpy.number, numpy.bool_)):
+        return value
+    if isinstance(value, complex):
+        raise TypeError(f"{opname}: complex constants are not supported")
+    raise TypeError(
+        f"{opname}: the other operand must be a Variable, an ndarray or a scalar, "
+        f"got {type(value).__name__}"
+    )
+
+
+def _reduce_to(gx: Variable | None, shape: tuple[int, ...]) -> Variable | None:
+    if gx is None or gx.shape == shape:
+        return gx
+    from kusari.functions.math.sum import sum_to
+
+    return sum_to(gx, shape)
+
+
+def _check_binary(in_types: Any) -> None:
+    if type(in_types) is type_check.LightTypeInfoTuple and len(in_types) == 2:
+        a, b = in_types
+        if a.dtype == b.dtype and a.shape == b.shape:
+            return  # the common case, decided without building expressions
+    type_check._argname(in_types, ("lhs", "rhs"))
+    type_check.expect(in_types[0].dtype == in_types[1].dtype)
+    type_check.expect_broadcast_shapes(in_types[0].shape, in_types[1].shape)
+
+
+def _check_unary(in_types: Any) -> None:
+    type_check._argname(in_types, ("x",))
+
+
+# -- negation and absolute value ----------------------------------------------
+
+
+class Neg(FunctionNode):
+    @property
+    def label(self) -> str:
+        return "__neg__"
+
+    check_type_forward = staticmethod(_check_unary)  # type: ignore[assignment]
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        return force_array(-x[0]),
+
+    def backward(self, indexes: Any, gy: Any) -> tuple[Any, ...]:
+        return neg(gy[0]),
+
+
+def neg(self: Any) -> Variable:
+    """Elementwise negation, ``-x``."""
+    return Neg().apply((self,))[0]
+
+
+class Absolute(FunctionNode):
+    @property
+    def label(self) -> str:
+        return "|_|"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        return force_array(abs(x[0])),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        x = self.get_retained_inputs()[0].array
+        xp = backend.get_array_module(x)
+        return grad_outputs[0] * xp.sign(x),
+
+
+def absolute(self: Any) -> Variable:
+    """Elementwise absolute value, ``abs(x)``."""
+    return Absolute().apply((self,))[0]
+
+
+# -- addition ---------------------------------------------------------------
+
+
+class Add(FunctionNode):
+    @property
+    def label(self) -> str:
+        return "_ + _"
+
+    check_type_forward = staticmethod(_check_binary)  # type: ignore[assignment]
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        a, b = x
+        self._shapes = (a.shape, b.shape)
+        return force_array(a + b),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        s0, s1 = self._shapes
+        return tuple([_reduce_to(gy, s0 if i == 0 else s1) for i in indexes])
+
+
+class AddConstant(FunctionNode):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f"_ + {_scalar_label(self.value)}"
+
+    check_type_forward = staticmethod(_check_unary)  # type: ignore[assignment]
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        x0 = x[0]
+        return force_array(x0 + x0.dtype.type(self.value)),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return grad_outputs[0],
+
+
+class MultiAdd(FunctionNode):
+    """The sum of any number of same-shaped inputs."""
+
+    @property
+    def label(self) -> str:
+        return "_ + _ + ..."
+
+    def check_type_forward(self, in_types: Any) -> None:
+        for i, t in enumerate(in_types):
+            type_check._argname((t,), (f"x{i}",))
+            type_check.expect(in_types[0].dtype == t.dtype)
+        type_check.expect_broadcast_shapes(*[t.shape for t in in_types])
+
+    def forward(self, xs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self._shapes = [x.shape for x in xs]
+        y = xs[0]
+        for x in xs[1:]:
+            y = y + x
+        return force_array(y),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        return tuple([_reduce_to(gy, self._shapes[i]) for i in indexes])
+
+
+def add(*xs: Any) -> Variable:
+    """Elementwise sum: ``add(a, b)`` is ``a + b``; more inputs are summed.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.functions as F
+        >>> F.add(np.ones(2, np.float32), np.ones(2, np.float32)).array
+        array([2., 2.], dtype=float32)
+    """
+    if len(xs) == 2:
+        lhs, rhs = xs
+        if _is_operand(rhs):
+            return Add().apply((lhs, rhs))[0]
+        return AddConstant(_check_scalar(rhs, "add")).apply((lhs,))[0]
+    if len(xs) < 2:
+        raise TypeError(f"add takes at least 2 inputs, got {len(xs)}")
+    return MultiAdd().apply(xs)[0]
+
+
+# -- subtraction ---------------------------------------------------------------
+
+
+class Sub(FunctionNode):
+    @property
+    def label(self) -> str:
+        return "_ - _"
+
+    check_type_forward = staticmethod(_check_binary)  # type: ignore[assignment]
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        a, b = x
+        self._shapes = (a.shape, b.shape)
+        return force_array(a - b),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        s0, s1 = self._shapes
+        return tuple([_reduce_to(gy, s0) if i == 0 else _reduce_to(-gy, s1)
+                      for i in indexes])
+
+
+class SubFromConstant(FunctionNode):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f"{_scalar_label(self.value)} - _"
+
+    check_type_forward = staticmethod(_check_unary)  # type: ignore[assignment]
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        x0 = x[0]
+        return force_array(x0.dtype.type(self.value) - x0),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return -grad_outputs[0],
+
+
+def sub(self: Any, rhs: Any) -> Variable:
+    """Elementwise difference, ``a - b``."""
+    if _is_operand(rhs):
+        return Sub().apply((self, rhs))[0]
+    return AddConstant(-_check_scalar(rhs, "sub")).apply((self,))[0]
+
+
+def rsub(self: Any, rhs: Any) -> Variable:
+    """Reflected difference, ``rhs - self``."""
+    if _is_operand(rhs):
+        return Sub().apply((rhs, self))[0]
+    return SubFromConstant(_check_scalar(rhs, "rsub")).apply((self,))[0]
+
+
+# -- multiplication --------------------------------------------------------------
+
+
+class Mul(FunctionNode):
+    @property
+    def label(self) -> str:
+        return "_ * _"
+
+    check_type_forward = staticmethod(_check_binary)  # type: ignore[assignment]
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        return force_array(x[0] * x[1]),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        xs = self.get_retained_inputs()
+        ret = []
+        for i in indexes:
+            other = xs[1 - i]
+            ret.append(_reduce_to(gy * other, xs[i].shape))
+        return tuple(ret)
+
+
+class MulConstant(FunctionNode):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f"_ * {_scalar_label(self.value)}"
+
+    check_type_forward = staticmethod(_check_unary)  # type: ignore[assignment]
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        x0 = x[0]
+        return force_array(x0.dtype.type(self.value) * x0),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return grad_outputs[0] * self.value,
+
+
+def mul(self: Any, rhs: Any) -> Variable:
+    """Elementwise product, ``a * b``."""
+    if _is_operand(rhs):
+        return Mul().apply((self, rhs))[0]
+    return MulConstant(_check_scalar(rhs, "mul")).apply((self,))[0]
+
+
+# -- division ----------------------------------------------------------------
+
+
+class Div(FunctionNode):
+    @property
+    def label(self) -> str:
+        return "_ / _"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_binary(in_types)
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        return force_array(x[0] / x[1]),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        x0, x1 = self.get_retained_inputs()
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(_reduce_to(gy / x1, x0.shape))
+            else:
+                ret.append(_reduce_to(-gy * x0 / (x1 * x1), x1.shape))
+        return tuple(ret)
+
+
+class DivFromConstant(FunctionNode):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f"{_scalar_label(self.value)} / _"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        x0 = x[0]
+        return force_array(x0.dtype.type(self.value) / x0),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        x = self.get_retained_inputs()[0]
+        return grad_outputs[0] * (-self.value) / (x * x),
+
+
+def div(self: Any, rhs: Any) -> Variable:
+    """Elementwise true division, ``a / b``."""
+    if _is_operand(rhs):
+        return Div().apply((self, rhs))[0]
+    value = _check_scalar(rhs, "div")
+    return MulConstant(1.0 / value).apply((self,))[0]
+
+
+def rdiv(self: Any, rhs: Any) -> Variable:
+    """Reflected division, ``rhs / self``."""
+    if _is_operand(rhs):
+        return Div().apply((rhs, self))[0]
+    return DivFromConstant(_check_scalar(rhs, "rdiv")).apply((self,))[0]
+
+
+class FloorDiv(FunctionNode):
+    """``a // b``: piecewise constant, so its gradient is zero (None)."""
+
+    @property
+    def label(self) -> str:
+        return "_ // _"
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        a, b = x
+        if not _is_operand(b):
+            b = a.dtype.type(b)
+        return force_array(a // b),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return (None,) * len(indexes)
+
+
+def floordiv(self: Any, rhs: Any) -> Variable:
+    """Elementwise floor division (not differentiable: zero gradient)."""
+    if _is_operand(rhs):
+        return FloorDiv().apply((self, rhs))[0]
+    value = _check_scalar(rhs, "floordiv")
+    x = self.array if isinstance(self, Variable) else self
+    return FloorDiv().apply((self, backend.get_array_module(x).asarray(
+        value, dtype=x.dtype)))[0]
+
+
+def rfloordiv(self: Any, rhs: Any) -> Variable:
+    """Reflected floor division, ``rhs // self``."""
+    if _is_operand(rhs):
+        return FloorDiv().apply((rhs, self))[0]
+    value = _check_scalar(rhs, "rfloordiv")
+    x = self.array if isinstance(self, Variable) else self
+    return FloorDiv().apply((backend.get_array_module(x).asarray(
+        value, dtype=x.dtype), self))[0]
+
+
+# -- power -----------------------------------------------------------------
+
+
+class PowVarVar(FunctionNode):
+    @property
+    def label(self) -> str:
+        return "_ ** _"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_binary(in_types)
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        self.retain_outputs((0,))
+        return force_array(x[0] ** x[1]),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        from kusari.functions.math.exponential import log
+
+        x0, x1 = self.get_retained_inputs()
+        y, = self.get_retained_outputs()
+        gy = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(_reduce_to(gy * x1 * x0 ** (x1 - 1), x0.shape))
+            else:
+                ret.append(_reduce_to(gy * y * log(x0), x1.shape))
+        return tuple(ret)
+
+
+class PowVarConst(FunctionNode):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f"_ ** {_scalar_label(self.value)}"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        x0 = x[0]
+        return force_array(x0 ** x0.dtype.type(self.value)),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        x, = self.get_retained_inputs()
+        c = self.value
+        if c == 2:
+            return grad_outputs[0] * (x * 2.0),
+        return grad_outputs[0] * (c * x ** (c - 1)),
+
+
+class PowConstVar(FunctionNode):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f"{_scalar_label(self.value)} ** _"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_outputs((0,))
+        x0 = x[0]
+        return force_array(x0.dtype.type(self.value) ** x0),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        y, = self.get_retained_outputs()
+        return grad_outputs[0] * y * math.log(self.value),
+
+
+def pow(self: Any, rhs: Any) -> Variable:  # noqa: A001 - Chainer's name
+    """Elementwise power, ``a ** b``."""
+    if _is_operand(rhs):
+        return PowVarVar().apply((self, rhs))[0]
+    return PowVarConst(_check_scalar(rhs, "pow")).apply((self,))[0]
+
+
+def rpow(self: Any, rhs: Any) -> Variable:
+    """Reflected power, ``rhs ** self``."""
+    if _is_operand(rhs):
+        return PowVarVar().apply((rhs, self))[0]
+    return PowConstVar(_check_scalar(rhs, "rpow")).apply((self,))[0]
+
+
+# -- matrix product -------------------------------------------------------------
+
+
+def matmul(self: Any, rhs: Any) -> Variable:
+    """Matrix product, ``a @ b`` (NumPy's matmul semantics)."""
+    from kusari.functions.math.matmul import matmul as _matmul
+
+    if not _is_operand(rhs):
+        raise TypeError(f"matmul: expected a Variable or ndarray, got {type(rhs).__name__}")
+    return _matmul(self, rhs)
+
+
+def rmatmul(self: Any, rhs: Any) -> Variable:
+    """Reflected matrix product, ``rhs @ self``."""
+    from kusari.functions.math.matmul import matmul as _matmul
+
+    if not _is_operand(rhs):
+        raise TypeError(f"matmul: expected a Variable or ndarray, got {type(rhs).__name__}")
+    return _matmul(rhs, self)
+
+
+def _scalar_label(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:.1f}"
+    return str(value)

@@ -1,0 +1,125 @@
+"""Prefetching iterators backed by a process or thread pool."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import math
+import multiprocessing.pool
+import warnings
+from typing import Any
+
+from kusari.iterators._state import IteratorState, StatefulIterator
+
+
+class TimeoutWarning(RuntimeWarning):
+    """A batch took longer than ``dataset_timeout`` seconds to load."""
+
+
+class PooledIterator(StatefulIterator):
+    """Shared logic: keep ``n_prefetch`` batches in flight on a pool.
+
+    Batch indices are computed in the main process, in order, so the result
+    is the same as :class:`SerialIterator` with the same order sampler. The
+    published state (what ``serialize`` saves) advances only when a batch is
+    returned.
+    """
+
+    n_prefetch: int
+    dataset_timeout: float | None
+    _n_workers: int
+
+    def _init_pool_state(self) -> None:
+        self._pool: Any = None
+        self._pending: collections.deque[tuple[Any, IteratorState]] = (
+            collections.deque()
+        )
+        self._ahead: IteratorState | None = None
+
+    def _make_pool(self) -> Any:
+        raise NotImplementedError
+
+    def _fetch_async(self, pool: Any, indices: list[int]) -> Any:
+        raise NotImplementedError
+
+    def _check_pool(self) -> None:
+        """Raise if the pool can no longer deliver results (hook)."""
+
+    def reset(self) -> None:
+        """Go back to the start of epoch 0 and drop prefetched batches."""
+        super().reset()
+        if hasattr(self, "_pending"):
+            self._on_state_loaded()
+
+    def _on_state_loaded(self) -> None:
+        self._pending.clear()
+        self._ahead = None
+
+    def _fill(self) -> None:
+        if self._pool is None:
+            self._pool = self._make_pool()
+        state = self._state if self._ahead is None else self._ahead
+        while len(self._pending) < self.n_prefetch:
+            state, indices = self._advance(state)
+            if indices is None:
+                break
+            self._pending.append((self._fetch_async(self._pool, indices), state))
+        self._ahead = state
+
+    def _wait(self, result: Any) -> list[Any]:
+        warned = False
+        waited = 0.0
+        tick = 0.5
+        while True:
+            try:
+                return list(result.get(timeout=tick))
+            except multiprocessing.TimeoutError:
+                waited += tick
+                self._check_pool()
+                limit = self.dataset_timeout
+                if limit is not None and waited >= limit and not warned:
+                    warned = True
+                    warnings.warn(
+                        f"{type(self).__name__}: a batch has not loaded after "
+                        f"{limit} s; the dataset may be stalled (a slow disk, a "
+                        "deadlock in __getitem__, or too many workers)",
+                        TimeoutWarning,
+                        stacklevel=3,
+                    )
+
+    def __next__(self) -> list[Any]:
+        self._previous_epoch_detail = self.epoch_detail
+        try:
+            self._fill()
+            if not self._pending:
+                raise StopIteration
+            result, state = self._pending.popleft()
+            batch = self._wait(result)
+            self._state = state
+            self._fill()  # keep the workers busy while the caller computes
+        except KeyboardInterrupt:
+            self.finalize()
+            raise
+        return batch
+
+    next = __next__
+
+    def _chunksize(self, n: int) -> int:
+        return max(1, math.ceil(n / max(self._n_workers, 1)))
+
+    def finalize(self) -> None:
+        """Stop the workers; a later ``next()`` starts new ones."""
+        pool, self._pool = self._pool, None
+        self._pending.clear()
+        self._ahead = None
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+    def __del__(self) -> None:
+        # Best effort: at interpreter shutdown module globals may be gone.
+        with contextlib.suppress(Exception):
+            self.finalize()
+
+    def __getstate__(self) -> dict[str, Any]:
+        raise TypeError(f"{type(self).__name__} cannot be pickled (it owns a pool)")

@@ -1,0 +1,507 @@
+"""Links: the building blocks of models, holding parameters and sub-links.
+
+A :class:`Link` owns :class:`~kusari.Parameter` objects; a :class:`Chain`
+also owns named child links and a :class:`ChainList` numbered ones. Both are
+registered by assigning them inside ``with self.init_scope():``; assignment
+outside that block makes a plain attribute, exactly as in Chainer.
+
+Example:
+    >>> import numpy, kusari
+    >>> class Affine(kusari.Link):
+    ...     def __init__(self, n):
+    ...         super().__init__()
+    ...         with self.init_scope():
+    ...             self.W = kusari.Parameter(numpy.eye(n, dtype='f'))
+    ...     def forward(self, x):
+    ...         return x @ self.W.array
+    >>> class Model(kusari.Chain):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         with self.init_scope():
+    ...             self.fc = Affine(2)
+    >>> [path for path, _ in Model().namedparams()]
+    ['/fc/W']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import warnings
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy
+
+from kusari import _link_impl, backend, device_resident, initializers, link_hook
+from kusari.variable import Parameter
+
+if TYPE_CHECKING:
+    from kusari.sequential import Sequential
+
+_L = TypeVar("_L", bound="Link")
+
+
+class Link(device_resident.DeviceResident):
+    """A model component owning parameters and persistent values.
+
+    Parameters are :class:`~kusari.Parameter` objects assigned as attributes
+    inside :meth:`init_scope` (or made by :meth:`add_param`); persistent
+    values are other state saved by :meth:`serialize` (e.g. running means).
+    Calling a link runs its ``forward`` method between the link hooks.
+
+    Args:
+        params: Legacy shortcut: ``name=shape`` or ``name=(shape, dtype)``
+            registers an uninitialized (NaN-filled) parameter per entry.
+
+    Example:
+        >>> import kusari
+        >>> class Scale(kusari.Link):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         with self.init_scope():
+        ...             self.a = kusari.Parameter(2.0, shape=(1,))
+        ...     def forward(self, x):
+        ...         return x * self.a.array
+        >>> Scale()(3.0).tolist()
+        [6.0]
+    """
+
+    name: str | None
+    _params: set[str]
+    _persistent: set[str]
+    _within_init_scope: bool
+    _local_link_hooks: OrderedDict[str, link_hook.LinkHook] | None
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__()
+        self._params = set()
+        self._persistent = set()
+        self._within_init_scope = False
+        self._local_link_hooks = None
+        self.name = None
+        for name, value in params.items():
+            shape, dtype = _link_impl.ensure_shape_dtype(value)
+            self.add_param(name, shape, dtype=dtype)
+
+    # -- registration -------------------------------------------------------
+
+    @property
+    def within_init_scope(self) -> bool:
+        """True inside ``with self.init_scope():``."""
+        return self.__dict__.get("_within_init_scope", False)
+
+    @contextlib.contextmanager
+    def init_scope(self) -> Iterator[None]:
+        """Makes parameter (and link) assignments register them.
+
+        Example:
+            >>> import kusari
+            >>> link = kusari.Link()
+            >>> with link.init_scope():
+            ...     link.w = kusari.Parameter()
+            >>> [name for name, _ in link.namedparams()]
+            ['/w']
+        """
+        previous = self.within_init_scope
+        self._within_init_scope = True
+        try:
+            yield
+        finally:
+            self._within_init_scope = previous
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.within_init_scope and isinstance(value, Parameter):
+            if "_params" not in self.__dict__:
+                raise AttributeError(
+                    f"cannot assign parameter {name!r} before Link.__init__() call"
+                )
+            value.name = name
+            if not isinstance(self._device, backend.CpuDevice):
+                # A lazily initialized parameter must later be made here too.
+                value.to_device(self._device)
+            self._params.add(name)
+            self._persistent.discard(name)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._params.discard(name)
+        self._persistent.discard(name)
+        super().__delattr__(name)
+
+    def add_param(
+        self,
+        name: str,
+        shape: int | tuple[int, ...] | None = None,
+        dtype: Any = numpy.float32,
+        initializer: Any = None,
+    ) -> None:
+        """Registers a new parameter ``name``.
+
+        Args:
+            name: Attribute name of the parameter.
+            shape: Its shape; ``None`` leaves it uninitialized.
+            dtype: Its dtype when ``initializer`` is None (NaN-filled then).
+            initializer: Initializer, scalar or array for the values.
+
+        Raises:
+            AttributeError: If the link already has an attribute ``name``.
+
+        Example:
+            >>> import kusari
+            >>> link = kusari.Link()
+            >>> link.add_param('b', (3,), initializer=0)
+            >>> link.b.shape
+            (3,)
+        """
+        if name in self.__dict__:
+            raise AttributeError(
+                f"cannot register a new parameter {name!r}: attribute exists"
+            )
+        if initializer is None:
+            initializer = initializers.NaN(dtype)
+        param = Parameter(initializer, shape)
+        with self.init_scope():
+            setattr(self, name, param)
+
+    def add_persistent(self, name: str, value: Any) -> None:
+        """Sets attribute ``name`` to ``value`` and saves it in :meth:`serialize`.
+
+        Raises:
+            AttributeError: If the link already has an attribute ``name``.
+
+        Example:
+            >>> import kusari
+            >>> link = kusari.Link()
+            >>> link.add_persistent('step', 0)
+            >>> link.step
+            0
+        """
+        if name in self.__dict__:
+            raise AttributeError(
+                f"cannot register a new persistent value {name!r}: attribute exists"
+            )
+        self._persistent.add(name)
+        self._params.discard(name)
+        self.__dict__[name] = value
+
+    def register_persistent(self, name: str) -> None:
+        """Marks the existing attribute ``name`` as persistent.
+
+        Raises:
+            AttributeError: If there is no attribute ``name``.
+
+        Example:
+            >>> import kusari
+            >>> link = kusari.Link()
+            >>> link.count = 3
+            >>> link.register_persistent('count')
+        """
+        if not hasattr(self, name):
+            raise AttributeError(
+                f"cannot register non-existent attribute {name!r} as a persistent value"
+            )
+        self._persistent.add(name)
+        self._params.discard(name)
+
+    # -- traversal ----------------------------------------------------------
+
+    def _child_items(self) -> Iterator[tuple[str, Link]]:
+        """(name, child) pairs; containers override this one method."""
+        return iter(())
+
+    def _get_child(self, name: str) -> Link:
+        raise KeyError(f"{type(self).__name__} has no child link {name!r}")
+
+    def params(self, include_uninit: bool = True) -> Iterator[Any]:
+        """Yields every parameter of this link and its descendants.
+
+        Args:
+            include_uninit: Also yield parameters whose array is None.
+        """
+        for _, param in self.namedparams(include_uninit):
+            yield param
+
+    def namedparams(self, include_uninit: bool = True) -> Iterator[tuple[str, Any]]:
+        """Yields ``(path, parameter)`` pairs, paths like ``'/l1/W'``.
+
+        Args:
+            include_uninit: Also yield parameters whose array is None.
+        """
+        d = self.__dict__
+        for name in sorted(self._params):
+            if include_uninit or d[name].array is not None:
+                yield "/" + name, d[name]
+        for child_name, child in self._child_items():
+            for path, param in child.namedparams(include_uninit):
+                yield "/" + child_name + path, param
+
+    def links(self, skipself: bool = False) -> Iterator[Link]:
+        """Yields this link (unless ``skipself``) and all its descendants."""
+        for _, link in self.namedlinks(skipself):
+            yield link
+
+    def namedlinks(self, skipself: bool = False) -> Iterator[tuple[str, Link]]:
+        """Yields ``(path, link)`` pairs; this link is ``'/'``."""
+        if not skipself:
+            yield "/", self
+        for child_name, child in self._child_items():
+            prefix = "/" + child_name
+            yield prefix, child
+            for path, link in child.namedlinks(skipself=True):
+                yield prefix + path, link
+
+    def children(self) -> Iterator[Link]:
+        """Yields the direct child links."""
+        for _, child in self._child_items():
+            yield child
+
+    def count_params(self) -> int:
+        """Total number of parameter elements (uninitialized ones warn).
+
+        Example:
+            >>> import kusari
+            >>> link = kusari.Link()
+            >>> link.add_param('w', (2, 3))
+            >>> link.count_params()
+            6
+        """
+        total = 0
+        for path, param in self.namedparams():
+            if param.array is None:
+                warnings.warn(
+                    f"Parameter {path!r} has not been initialized, so the resulting "
+                    "count will not include the number of parameters in it."
+                )
+                continue
+            total += param.array.size
+        return total
+
+    # -- gradients, copies and updates --------------------------------------
+
+    def cleargrads(self) -> None:
+        """Sets the gradient of every parameter to None."""
+        for param in self.params():
+            param.cleargrad()
+
+    def zerograds(self) -> None:
+        """Deprecated: fills gradients with zeros; use :meth:`cleargrads`."""
+        warnings.warn(
+            "Link.zerograds is deprecated. Use Link.cleargrads instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        for param in self.params():
+            param.zerograd()
+
+    def addgrads(self, link: Link) -> None:
+        """Adds the gradients of ``link`` (same structure) to this one's."""
+        src = link.__dict__
+        d = self.__dict__
+        for name in self._params:
+            d[name].addgrad(src[name])
+        for child_name, child in self._child_items():
+            child.addgrads(link._get_child(child_name))
+
+    def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
+        """Copies parameter values (and persistents) from ``link``.
+
+        Args:
+            link: A link with the same structure.
+            copy_persistent: Also copy persistent values.
+        """
+        src = link.__dict__
+        d = self.__dict__
+        for name in self._params:
+            _link_impl.copy_param_data(d[name], src[name])
+        if copy_persistent:
+            for name in self._persistent:
+                if _link_impl.is_array(d[name]) and _link_impl.is_array(src[name]):
+                    backend.copyto(d[name], src[name])
+                else:
+                    d[name] = copy.deepcopy(src[name])
+        for child_name, child in self._child_items():
+            child.copyparams(link._get_child(child_name), copy_persistent)
+
+    def copy(self: _L, mode: str = "share") -> _L:
+        """Copies the link and its descendants.
+
+        Args:
+            mode: ``'share'`` makes new parameter objects sharing the arrays
+                (gradients cleared), ``'copy'`` deep-copies everything and
+                ``'init'`` deep-copies then re-initializes every initialized
+                parameter with its initializer.
+
+        Raises:
+            ValueError: For any other mode.
+        """
+        _link_impl.check_copy_mode(mode)
+        if mode == "share":
+            return self._share()
+        ret = copy.deepcopy(self)
+        if mode == "init":
+            for param in ret.params(include_uninit=False):
+                param.initialize(param.shape)
+        return ret
+
+    def _share(self: _L) -> _L:
+        ret = copy.copy(self)
+        ret._params = set(self._params)
+        ret._persistent = set(self._persistent)
+        if self._local_link_hooks is not None:
+            ret._local_link_hooks = OrderedDict(self._local_link_hooks)
+        ret.name = None
+        d = ret.__dict__
+        for name in ret._params:
+            d[name] = copy.copy(d[name])
+            d[name].grad = None
+        return ret
+
+    def repeat(self, n_repeat: int, mode: str = "init") -> Sequential:
+        """A :class:`~kusari.Sequential` of ``n_repeat`` copies of this link.
+
+        Args:
+            n_repeat: Number of copies; ``<= 0`` gives an empty Sequential.
+            mode: Copy mode, as in :meth:`copy`.
+        """
+        from kusari.sequential import Sequential  # sequential imports link
+
+        ret = Sequential()
+        if n_repeat <= 0:
+            return ret
+        _link_impl.check_copy_mode(mode)
+        for _ in range(n_repeat):
+            ret.append(self.copy(mode))
+        return ret
+
+    @property
+    def update_enabled(self) -> bool:
+        """True if any parameter has an enabled update rule."""
+        for param in self.params():
+            rule = param.update_rule
+            if rule is not None and rule.enabled:
+                return True
+        return False
+
+    def enable_update(self) -> None:
+        """Enables the update rule of every parameter that has one."""
+        self._set_update_enabled(True)
+
+    def disable_update(self) -> None:
+        """Disables the update rule of every parameter (freezes the link)."""
+        self._set_update_enabled(False)
+
+    def _set_update_enabled(self, enabled: bool) -> None:
+        for param in self.params():
+            if param.update_rule is not None:
+                param.update_rule.enabled = enabled
+
+    # -- devices and serialization ------------------------------------------
+
+    def device_resident_accept(
+        self, visitor: device_resident.DeviceResidentsVisitor
+    ) -> None:
+        super().device_resident_accept(visitor)
+        d = self.__dict__
+        for name in sorted(self._params):
+            visitor.visit_variable(d[name])
+        for name in sorted(self._persistent):
+            if _link_impl.is_array(d[name]):
+                d[name] = visitor.visit_array(d[name])
+        for _, child in self._child_items():
+            child.device_resident_accept(visitor)
+
+    def serialize(self, serializer: Any) -> None:
+        """Saves or loads parameters, persistents and children.
+
+        Calls ``serializer(name, array)`` per parameter and
+        ``serializer(name, value)`` per persistent value, then
+        ``child.serialize(serializer[child_name])``. An uninitialized
+        parameter is initialized from the array a deserializer returns.
+        """
+        d = self.__dict__
+        for name in sorted(self._params):
+            param = d[name]
+            data = serializer(name, param.array)
+            if param.array is None and data is not None:
+                param.initialize(data.shape)
+                backend.copyto(param.array, data)
+        for name in sorted(self._persistent):
+            d[name] = serializer(name, d[name])
+        for child_name, child in self._child_items():
+            child.serialize(serializer[child_name])
+
+    # -- calling ------------------------------------------------------------
+
+    @property
+    def local_link_hooks(self) -> OrderedDict[str, link_hook.LinkHook]:
+        """Hooks registered on this link only, by name."""
+        if self._local_link_hooks is None:
+            self._local_link_hooks = OrderedDict()
+        return self._local_link_hooks
+
+    def add_hook(self: _L, hook: link_hook.LinkHook, name: str | None = None) -> _L:
+        """Registers ``hook`` on this link (under ``name`` or ``hook.name``).
+
+        Raises:
+            TypeError: If ``hook`` is not a :class:`~kusari.LinkHook`.
+            KeyError: If a hook with that name is already registered.
+        """
+        if not isinstance(hook, link_hook.LinkHook):
+            raise TypeError(f"Hook must be of type LinkHook, got {type(hook).__name__}")
+        key = hook.name if name is None else name
+        hooks = self.local_link_hooks
+        if key in hooks:
+            raise KeyError(f"Hook {key!r} already exists")
+        hooks[key] = hook
+        hook.added(self)
+        return self
+
+    def delete_hook(self, name: str) -> None:
+        """Unregisters the hook ``name``.
+
+        Raises:
+            KeyError: If no hook has that name.
+        """
+        hooks = self.local_link_hooks
+        if name not in hooks:
+            raise KeyError(f"Hook {name!r} does not exist")
+        hooks.pop(name).deleted(self)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        forward = getattr(self, "forward", None)
+        if forward is None:
+            raise AttributeError(
+                f"{type(self).__name__} has no forward method: define "
+                "forward(self, ...) to make the link callable"
+            )
+        return _link_impl.call_with_hooks(
+            self, forward, args, kwargs, self._local_link_hooks
+        )
+
+    @classmethod
+    def from_params(cls, *args: Any, **kwargs: Any) -> Link:
+        """Builds a link from existing parameters; concrete links override it."""
+        raise NotImplementedError(f"{cls.__name__} does not implement from_params")
+
+    # -- printing -----------------------------------------------------------
+
+    @property
+    def printable_specs(self) -> Iterator[tuple[str, Any]]:
+        """``(name, value)`` pairs shown in the repr; links override it."""
+        return iter(())
+
+    def __repr__(self) -> str:
+        specs = ", ".join(f"{key}={value}" for key, value in self.printable_specs)
+        children = [(name, repr(child)) for name, child in self._child_items()]
+        return _link_impl.format_tree(type(self).__name__, specs, children)
+
+    __str__ = __repr__
+
+
+# Chain and ChainList live in a sibling module to keep files short; they are
+# part of this module's API.
+from kusari._link_containers import Chain, ChainList  # noqa: E402
+
+__all__ = ["Chain", "ChainList", "Link"]

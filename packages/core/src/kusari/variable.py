@@ -1,0 +1,760 @@
+"""Variables: arrays that remember how they were computed.
+
+A :class:`Variable` wraps an array. When a :class:`~kusari.FunctionNode` is
+applied to variables while backprop is enabled, the output variables point
+back to the function through a :class:`VariableNode`, and the function keeps
+its inputs' nodes. That chain is the computational graph that
+:meth:`Variable.backward` walks.
+
+The graph holds nodes, not variables: a function keeps only the input arrays
+it declared with ``retain_inputs``, and outputs are held by weak reference, so
+the arrays of intermediate results are freed as soon as user code drops them.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy
+
+from kusari import _backprop, backend
+from kusari.backends import cuda
+from kusari.configuration import config
+
+_array_types: tuple[type, ...] = (numpy.ndarray,)
+if cuda.available:  # pragma: no cover - needs CuPy
+    _array_types = (numpy.ndarray, cuda.ndarray)
+
+
+def _is_array(x: Any) -> bool:
+    return isinstance(x, _array_types)
+
+
+class VariableNode:
+    """The graph-side half of a :class:`Variable`.
+
+    Functions keep nodes of their inputs, and outputs' nodes point back to
+    their creator. A node outlives its variable when the graph still needs it;
+    it keeps the array only if a function retained it.
+    """
+
+    __slots__ = ("__weakref__", "_variable", "creator_node", "data", "dtype",
+                 "name", "rank", "requires_grad", "shape", "_old_style_grad_generator")
+
+    def __init__(self, variable: Variable, name: str | None = None) -> None:
+        self._variable = weakref.ref(variable)
+        self.creator_node: Any = None
+        self.rank = 0
+        self.name = name
+        self.requires_grad = variable._requires_grad
+        self.data = None
+        self._old_style_grad_generator: str | None = None
+        arr = variable._data
+        if arr is None:
+            self.shape: tuple[int, ...] | None = None
+            self.dtype: Any = None
+        else:
+            self.shape = arr.shape
+            self.dtype = arr.dtype
+
+    @property
+    def creator(self) -> Any:
+        """The function that made this node (old-style ``Function`` unwrapped)."""
+        node = self.creator_node
+        if node is None:
+            return None
+        return getattr(node, "_function", node)
+
+    @creator.setter
+    def creator(self, func: Any) -> None:
+        self.set_creator(func)
+
+    @property
+    def label(self) -> str:
+        if self.shape == ():
+            return str(self.dtype)
+        return f"({', '.join(map(str, self.shape or ()))}), {self.dtype}"
+
+    @property
+    def grad(self) -> Any:
+        var = self._variable()
+        return None if var is None else var.grad
+
+    @property
+    def grad_var(self) -> Variable | None:
+        var = self._variable()
+        return None if var is None else var._grad_var
+
+    def get_variable(self) -> Variable:
+        """The variable of this node, rebuilt from the retained array if gone."""
+        var = self._variable()
+        if var is not None:
+            return var
+        var = Variable.__new__(Variable)
+        var._data = self.data
+        var._requires_grad = self.requires_grad
+        var._node = self
+        if self.name is not None:
+            var._name = self.name
+        self._variable = weakref.ref(var)
+        return var
+
+    def get_variable_or_none(self) -> Variable | None:
+        return self._variable()
+
+    def set_creator(self, creator: Any) -> None:
+        self.set_creator_node(getattr(creator, "node", creator))
+
+    def set_creator_node(self, creator_node: Any) -> None:
+        self.creator_node = creator_node
+        self.rank = creator_node.rank
+
+    def unchain(self) -> None:
+        """Forget the creator, making this node a leaf."""
+        self.creator_node = None
+
+    def retain_data(self) -> None:
+        var = self._variable()
+        if var is None:
+            raise RuntimeError("cannot retain the data of a node whose variable is gone")
+        self.data = var._data
+
+    def __repr__(self) -> str:
+        return f"<VariableNode {self.name or ''} {self.label}>"
+
+
+def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
+    """Raise a clear error when a gradient does not match its variable."""
+    data = x.data if is_node_x else x._data
+    if gx is None or (data is None and not is_node_x):
+        return
+    shape = x.shape
+    dtype = x.dtype
+    if shape is None:
+        return
+    if not _is_array(gx):
+        msg = f"Type of grad is invalid:\nExpected: ndarray\nActual: {type(gx).__name__}"
+    elif data is not None and type(gx) is not type(data):
+        msg = (f"Type of data and grad mismatch\ngrad: {type(gx).__name__} != "
+               f"data: {type(data).__name__}")
+    elif gx.dtype != dtype:
+        msg = f"Dtype of data and grad mismatch\ngrad: {gx.dtype} != data: {dtype}"
+    elif gx.shape != shape:
+        msg = f"Shape of data and grad mismatch\ngrad: {gx.shape} != data: {shape}"
+    else:
+        return
+    if func is not None:
+        msg = (f"Function `{func.label}` ({type(func).__name__}) returned a gradient "
+               f"that does not match its input.\n{msg}")
+    raise ValueError(msg)
+
+
+class Variable:
+    """An array with a gradient and a place in the computational graph.
+
+    Args:
+        data: The initial array (NumPy or CuPy), or None.
+        name: A name shown in graphs and reprs.
+        grad: The initial gradient array.
+        requires_grad: Whether backprop computes a gradient for it.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari
+        >>> x = kusari.Variable(np.array([1., 2., 3.], dtype=np.float32))
+        >>> y = (x * x).array.sum()
+        >>> z = kusari.functions.sum(x * x)
+        >>> z.backward()
+        >>> x.grad
+        array([2., 4., 6.], dtype=float32)
+    """
+
+    # Class-level defaults: most variables never set these, so they cost
+    # nothing per instance.
+    _node: VariableNode | None = None
+    _grad_var: Variable | None = None
+    _name: str | None = None
+    _loss_scale: Any = None
+
+    # NumPy must defer to our reflected operators (`ndarray * Variable`).
+    __array_priority__ = 200
+    __array_ufunc__ = None
+
+    def __init__(self, data: Any = None, *, name: str | None = None,
+                 grad: Any = None, requires_grad: bool = True) -> None:
+        if data is not None and not isinstance(data, _array_types):
+            raise TypeError(
+                "kusari.Variable: expected a NumPy or CuPy ndarray (or None) as data, "
+                f"got {type(data).__module__}.{type(data).__name__}. "
+                "Wrap scalars with numpy.asarray(...)."
+            )
+        self._data = data
+        self._requires_grad = requires_grad
+        if name is not None:
+            self._name = name
+        if grad is not None:
+            self.grad = grad
+
+    # -- state ---------------------------------------------------------
+    @property
+    def array(self) -> Any:
+        """The underlying array."""
+        return self._data
+
+    @array.setter
+    def array(self, d: Any) -> None:
+        self._set_data(d)
+
+    @property
+    def data(self) -> Any:
+        """The underlying array (alias of :attr:`array`)."""
+        return self._data
+
+    @data.setter
+    def data(self, d: Any) -> None:
+        self._set_data(d)
+
+    def _set_data(self, d: Any) -> None:
+        self._data = d
+        node = self._node
+        if node is not None:
+            if d is not None:
+                node.shape = d.shape
+                node.dtype = d.dtype
+            if node.data is not None:
+                node.data = d
+
+    @property
+    def grad(self) -> Any:
+        """The gradient array, or None."""
+        gv = self._grad_var
+        return None if gv is None else gv._data
+
+    @grad.setter
+    def grad(self, g: Any) -> None:
+        _check_grad_type(None, self, False, g)
+        self._grad_var = None if g is None else Variable(g, requires_grad=False)
+
+    @property
+    def grad_var(self) -> Variable | None:
+        """The gradient as a Variable (part of a graph after double backprop)."""
+        return self._grad_var
+
+    @grad_var.setter
+    def grad_var(self, g: Variable | None) -> None:
+        if g is not None:
+            _check_grad_type(None, self, False, g._data)
+        self._grad_var = g
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def dtype(self) -> Any:
+        return self._data.dtype
+
+    @property
+    def name(self) -> str | None:
+        return self._name
+
+    @name.setter
+    def name(self, n: str | None) -> None:
+        self._name = n
+        if self._node is not None:
+            self._node.name = n
+
+    @property
+    def label(self) -> str:
+        return self.node.label
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @property
+    def node(self) -> VariableNode:
+        """The :class:`VariableNode` of this variable (made on first use)."""
+        node = self._node
+        if node is None:
+            node = self._node = VariableNode(self, self._name)
+        return node
+
+    @property
+    def creator(self) -> Any:
+        node = self._node
+        return None if node is None else node.creator
+
+    @creator.setter
+    def creator(self, func: Any) -> None:
+        self.node.set_creator(func)
+
+    @property
+    def creator_node(self) -> Any:
+        node = self._node
+        return None if node is None else node.creator_node
+
+    @creator_node.setter
+    def creator_node(self, func: Any) -> None:
+        self.node.set_creator_node(func)
+
+    @property
+    def rank(self) -> int:
+        node = self._node
+        return 0 if node is None else node.rank
+
+    @property
+    def xp(self) -> Any:
+        return backend.get_array_module(self._data)
+
+    @property
+    def device(self) -> Any:
+        return backend.get_device_from_array(self._data)
+
+    @property
+    def T(self) -> Variable:
+        """The transpose (reversed axes)."""
+        return _transpose(self)
+
+    def set_creator(self, gen_func: Any) -> None:
+        self.node.set_creator(gen_func)
+
+    def set_creator_node(self, fnode: Any) -> None:
+        self.node.set_creator_node(fnode)
+
+    def retain_data(self) -> None:
+        self.node.data = self._data
+
+    # -- gradients -------------------------------------------------------
+    def cleargrad(self) -> None:
+        """Set the gradient to None."""
+        self._grad_var = None
+
+    def zerograd(self) -> None:
+        """Fill the gradient with zeros (allocating it if needed)."""
+        if self._data is None:
+            return
+        gv = self._grad_var
+        if gv is None:
+            xp = backend.get_array_module(self._data)
+            self._grad_var = Variable(xp.zeros_like(self._data), requires_grad=False)
+        else:
+            gv.unchain()
+            gv._data.fill(0)
+
+    def addgrad(self, var: Variable) -> None:
+        """Add ``var``'s gradient to this one's (across devices too)."""
+        src = var._grad_var
+        if src is None:
+            return
+        if self._data is None:
+            raise RuntimeError(
+                "addgrad: the destination variable has no data; initialize it first"
+            )
+        g = src._data
+        if backend.get_device_from_array(g) != backend.get_device_from_array(self._data):
+            g = backend.get_device_from_array(self._data).send(g)
+        dst = self._grad_var
+        if dst is None:
+            self._grad_var = Variable(g.copy(), requires_grad=False)
+        else:
+            self._grad_var = Variable(dst._data + g, requires_grad=False)
+
+    def copydata(self, var: Variable) -> None:
+        """Copy ``var``'s array into this one in place."""
+        backend.copyto(self._data, var._data)
+
+    def backward(self, retain_grad: bool = False, enable_double_backprop: bool = False,
+                 loss_scale: float | None = None) -> None:
+        """Compute gradients of this variable with respect to the graph's leaves.
+
+        The gradient of this variable itself defaults to one when it has a
+        single element; otherwise set :attr:`grad` first.
+
+        Args:
+            retain_grad: Keep the gradients of intermediate variables (and the
+                graph, for a second backward through it).
+            enable_double_backprop: Record the backward computation as a graph
+                so the gradients can be differentiated again.
+            loss_scale: Multiply the initial gradient by this (mixed precision).
+        """
+        node = self._node
+        if node is None or node.creator_node is None:
+            return
+        gv = self._grad_var
+        if gv is None:
+            data = self._data
+            if data.size != 1:
+                raise ValueError(
+                    "Variable.backward: the variable has shape "
+                    f"{data.shape}, so its gradient is ambiguous. Set `y.grad` "
+                    "(e.g. to ones) before calling backward, or reduce it to a "
+                    "scalar (e.g. F.sum) first."
+                )
+            g = backend.get_array_module(data).ones_like(data)
+            if loss_scale is not None:
+                g *= loss_scale
+            gv = self._grad_var = Variable(g, requires_grad=False)
+        _backprop.backward_all([node], [gv], retain_grad, enable_double_backprop,
+                               loss_scale)
+
+    def unchain(self) -> None:
+        """Cut the link to the creator, making this variable a leaf."""
+        node = self._node
+        if node is not None:
+            node.creator_node = None
+
+    def unchain_backward(self) -> None:
+        """Cut every link of the graph behind this variable (truncated BPTT)."""
+        node = self._node
+        if node is None or node.creator_node is None:
+            return
+        stack = [node.creator_node]
+        seen = {id(node.creator_node)}
+        while stack:
+            func = stack.pop()
+            for x in func.inputs or ():
+                f = x.creator_node
+                if f is not None and id(f) not in seen:
+                    seen.add(id(f))
+                    stack.append(f)
+            func.unchain()
+
+    # -- devices -------------------------------------------------------
+    def to_device(self, device: Any) -> None:
+        """Move the array and gradient to a device, in place."""
+        dev = backend.get_device(device)
+        if self._data is not None:
+            self._set_data(dev.send(self._data))
+        gv = self._grad_var
+        if gv is not None:
+            gv._data = dev.send(gv._data)
+
+    def to_cpu(self) -> None:
+        """Move the array and gradient to host memory, in place."""
+        self.to_device(backend.CpuDevice())
+
+    def to_gpu(self, device: Any = None) -> None:
+        """Move the array and gradient to a GPU, in place."""
+        cuda.check_cuda_available()
+        if device is None:
+            device = cuda.cupy.cuda.Device().id
+        self.to_device(backend.get_device(device if not isinstance(device, int) else device))
+
+    # -- convenience ------------------------------------------------------
+    def item(self) -> Any:
+        """The single element as a Python scalar."""
+        if self._data.size != 1:
+            raise ValueError(
+                f"Variable.item: only one-element variables convert to a scalar, "
+                f"got shape {self._data.shape}"
+            )
+        return self._data.item()
+
+    def reshape(self, *shape: Any) -> Variable:
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return _reshape(self, shape)
+
+    def transpose(self, *axes: Any) -> Variable:
+        if not axes:
+            return _transpose(self, None)
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            return _transpose(self, axes[0])
+        return _transpose(self, axes)
+
+    def summary(self) -> str:
+        xp = self.xp
+        d = self._data
+        return (f"name: {self.name} shape: {d.shape} dtype: {d.dtype} "
+                f"mean: {float(xp.mean(d)):.8g} std: {float(xp.std(d)):.8g}")
+
+    def debug_print(self) -> str:
+        """A multi-line description of the variable for debugging."""
+        d = self._data
+        lines = [repr(self), f"- device: {self.device}", f"- backend: {type(d)}",
+                 f"- shape: {d.shape}", f"- dtype: {d.dtype}"]
+        if d.size:
+            lines.append(f"- statistics: {self.summary()}")
+        lines.append(f"- grad: {None if self.grad is None else 'set'}")
+        return "\n".join(lines)
+
+    def __len__(self) -> int:
+        shape = self._data.shape
+        if not shape:
+            raise TypeError("len() of a 0-dimensional Variable")
+        return shape[0]
+
+    def __getitem__(self, slices: Any) -> Variable:
+        return _get_item(self, slices)
+
+    def __repr__(self) -> str:
+        return variable_repr(self)
+
+    def __str__(self) -> str:
+        return variable_str(self)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The graph is not copied or pickled: a copy is a fresh leaf.
+        state = self.__dict__.copy()
+        state.pop("_node", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    # -- operators (kusari.functions.math.basic_math) ---------------------
+    def __neg__(self) -> Variable:
+        return _bm.neg(self)
+
+    def __abs__(self) -> Variable:
+        return _bm.absolute(self)
+
+    def __add__(self, other: Any) -> Variable:
+        return _bm.add(self, other)
+
+    def __radd__(self, other: Any) -> Variable:
+        return _bm.add(self, other)
+
+    def __sub__(self, other: Any) -> Variable:
+        return _bm.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Variable:
+        return _bm.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Variable:
+        return _bm.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Variable:
+        return _bm.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Variable:
+        return _bm.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Variable:
+        return _bm.rdiv(self, other)
+
+    def __floordiv__(self, other: Any) -> Variable:
+        return _bm.floordiv(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Variable:
+        return _bm.rfloordiv(self, other)
+
+    def __pow__(self, other: Any) -> Variable:
+        return _bm.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Variable:
+        return _bm.rpow(self, other)
+
+    def __matmul__(self, other: Any) -> Variable:
+        return _bm.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Variable:
+        return _bm.rmatmul(self, other)
+
+    def _no_compare(self, other: Any) -> bool:
+        raise TypeError(
+            "kusari.Variable does not support comparison operators; compare the "
+            "arrays instead (e.g. `x.array < y.array`)"
+        )
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _no_compare  # type: ignore
+    __hash__ = None  # type: ignore[assignment]
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "the truth value of a kusari.Variable is ambiguous; use `x.array` "
+            "(e.g. `bool(x.array)`) instead"
+        )
+
+
+def _new_variable(data: Any, requires_grad: bool) -> Variable:
+    """Wrap an array without checking it (for the autograd core)."""
+    v = Variable.__new__(Variable)
+    v._data = data
+    v._requires_grad = requires_grad
+    return v
+
+
+def variable_repr(var: Variable) -> str:
+    """``repr`` of a Variable: ``variable([...])`` or ``variable name([...])``."""
+    prefix = "variable" if var.name is None else f"variable {var.name}"
+    if var._data is None:
+        return f"{prefix}(None)"
+    arr = backend.CpuDevice().send(var._data)
+    body = numpy.array2string(arr, separator=", ", prefix=prefix + "(")
+    return f"{prefix}({body})"
+
+
+def variable_str(var: Variable) -> str:
+    """``str`` of a Variable."""
+    prefix = "variable" if var.name is None else f"variable {var.name}"
+    if var._data is None:
+        return f"{prefix}(None)"
+    arr = backend.CpuDevice().send(var._data)
+    return f"{prefix}({numpy.array2string(arr, prefix=prefix + '(')})"
+
+
+def as_variable(obj: Any) -> Variable:
+    """Return ``obj`` if it is a Variable, else wrap it (``requires_grad=False``).
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari
+        >>> kusari.as_variable(np.zeros(2)).requires_grad
+        False
+    """
+    if isinstance(obj, Variable):
+        return obj
+    return Variable(obj, requires_grad=False)
+
+
+def as_array(obj: Any) -> Any:
+    """Return the array of a Variable, or ``obj`` itself if it is an array."""
+    if isinstance(obj, Variable):
+        return obj._data
+    return obj
+
+
+class Parameter(Variable):
+    """A trainable variable owned by a :class:`~kusari.Link`.
+
+    It may start uninitialized (``array is None``) and get its shape later
+    through :meth:`initialize`, which is how links with ``in_size=None`` infer
+    their input size on the first call.
+
+    Args:
+        initializer: An initializer, an array (used as the value), a scalar
+            (a constant), or None (filled with NaN until set).
+        shape: The shape; None leaves the parameter uninitialized.
+        name: The name.
+
+    Example:
+        >>> import kusari
+        >>> p = kusari.Parameter(kusari.initializers.Zero(), None)
+        >>> p.is_initialized
+        False
+        >>> p.initialize((2,))
+        >>> p.array
+        array([0., 0.], dtype=float32)
+    """
+
+    update_rule: Any = None
+
+    def __init__(self, initializer: Any = None, shape: Any = None,
+                 name: str | None = None) -> None:
+        from kusari import initializers
+
+        if initializer is None:
+            initializer = initializers.NaN()
+        elif numpy.isscalar(initializer):
+            initializer = initializers.Constant(initializer)
+        self._initial_device = backend.CpuDevice()
+        if shape is None:
+            if _is_array(initializer):
+                super().__init__(initializer, name=name)
+                self._initial_device = backend.get_device_from_array(initializer)
+                xp = backend.get_array_module(initializer)
+                self.grad = xp.full_like(initializer, numpy.nan)
+                self.initializer = initializers.Constant(initializer)
+            else:
+                super().__init__(None, name=name)
+                self.initializer = initializer
+            dtype = getattr(self.initializer, "dtype", None)
+            self._grad_initializer = initializers.NaN(dtype)
+        else:
+            if _is_array(initializer):
+                initializer = initializers.Constant(initializer)
+            self.initializer = initializer
+            data = initializers.generate_array(initializer, shape, numpy)
+            super().__init__(data, name=name)
+            self.grad = numpy.full_like(data, numpy.nan)
+            self._grad_initializer = initializers.NaN(data.dtype)
+        self.update_rule = None
+
+    def __reduce__(self) -> Any:
+        return _recover_parameter, (self._data, self.name, self.grad,
+                                    self.initializer, self.update_rule)
+
+    @property
+    def is_initialized(self) -> bool:
+        return self._data is not None
+
+    @property
+    def dtype(self) -> Any:
+        if self._data is not None:
+            return self._data.dtype
+        return numpy.dtype(getattr(self.initializer, "dtype", None) or config.dtype)
+
+    @property
+    def device(self) -> Any:
+        if self._data is None:
+            return self._initial_device
+        return backend.get_device_from_array(self._data)
+
+    @property
+    def xp(self) -> Any:
+        return self.device.xp
+
+    def initialize(self, shape: Any) -> None:
+        """Allocate the array with ``shape`` using the stored initializer."""
+        from kusari import initializers
+
+        device = self._initial_device
+        data = initializers.generate_array(self.initializer, shape, device.xp,
+                                           device=device)
+        ginit = self._grad_initializer
+        grad = None if ginit is None else initializers.generate_array(
+            ginit, shape, device.xp, device=device)
+        self._set_data(data)
+        self.grad = grad
+
+    def cleargrad(self) -> None:
+        super().cleargrad()
+        if self._data is None:
+            self._grad_initializer = None
+
+    def zerograd(self) -> None:
+        super().zerograd()
+        if self._data is None:
+            from kusari import initializers
+
+            self._grad_initializer = initializers.Zero(self.dtype)
+
+    def to_device(self, device: Any) -> None:
+        dev = backend.get_device(device)
+        super().to_device(dev)
+        self._initial_device = dev
+
+    def update(self) -> None:
+        """Update the array with its :attr:`update_rule` (set by an optimizer)."""
+        if self.update_rule is not None:
+            self.update_rule.update(self)
+
+
+def _recover_parameter(data: Any, name: Any, grad: Any, initializer: Any,
+                       update_rule: Any) -> Parameter:
+    p = Parameter(initializer=initializer, name=name)
+    p._set_data(data)
+    if data is not None:
+        p._initial_device = backend.get_device_from_array(data)
+    p._grad_var = None if grad is None else Variable(grad, requires_grad=False)
+    p.update_rule = update_rule
+    return p
+
+
+# Operators and methods call into kusari.functions; imported last because
+# those modules build on the classes above.
+from kusari.functions.array.get_item import get_item as _get_item  # noqa: E402
+from kusari.functions.array.reshape import reshape as _reshape  # noqa: E402
+from kusari.functions.array.transpose import transpose as _transpose  # noqa: E402
+from kusari.functions.math import basic_math as _bm  # noqa: E402

@@ -1,0 +1,112 @@
+import numpy
+import pytest
+
+import kusari
+from kusari.device_resident import DeviceResident, DeviceResidentsVisitor
+from kusari.link import Chain, Link
+
+
+class Holder(DeviceResident):
+    def __init__(self):
+        super().__init__()
+        self.table = numpy.zeros(3)
+
+    def device_resident_accept(self, visitor):
+        super().device_resident_accept(visitor)
+        self.table = visitor.visit_array(self.table)
+
+
+class Collect(DeviceResidentsVisitor):
+    def __init__(self):
+        self.residents, self.arrays, self.variables = [], [], []
+
+    def visit_device_resident(self, device_resident):
+        self.residents.append(device_resident)
+
+    def visit_array(self, arr):
+        self.arrays.append(arr)
+        return arr
+
+    def visit_variable(self, param):
+        self.variables.append(param)
+
+
+def test_default_device_is_cpu():
+    holder = Holder()
+    assert holder.xp is numpy
+    assert holder.device == kusari.get_device("@numpy")
+    assert holder.to_device(-1) is holder
+    assert holder.to_cpu() is holder
+
+
+def test_visitor_base_methods_are_abstract():
+    visitor = DeviceResidentsVisitor()
+    with pytest.raises(NotImplementedError):
+        visitor.visit_device_resident(Holder())
+    with pytest.raises(NotImplementedError):
+        visitor.visit_array(numpy.zeros(1))
+    with pytest.raises(NotImplementedError):
+        visitor.visit_variable(None)
+
+
+def test_link_visits_params_persistent_arrays_and_children():
+    link = Link()
+    link.add_param("w", (2,))
+    link.add_persistent("arr", numpy.zeros(2))
+    link.add_persistent("n", 0)  # not an array: not visited
+    chain = Chain(child=link)
+    visitor = Collect()
+    chain.device_resident_accept(visitor)
+    assert visitor.residents == [chain, link]
+    assert visitor.variables == [link.w]
+    assert len(visitor.arrays) == 1
+
+
+def test_invalid_device():
+    with pytest.raises(ValueError, match="Invalid device specifier"):
+        Holder().to_device("@tpu")
+
+
+@pytest.mark.gpu
+def test_gpu_roundtrip():
+    cupy = pytest.importorskip("cupy")
+    if not kusari.backends.cuda.available:
+        pytest.skip("CUDA is not available")
+    holder = Holder().to_device("@cupy:0")
+    assert isinstance(holder.table, cupy.ndarray) and holder.xp is cupy
+    holder.to_cpu()
+    assert isinstance(holder.table, numpy.ndarray)
+
+
+class LegacyLink(Link):
+    """Old-style code moving an extra array in an overridden to_cpu."""
+
+    def __init__(self):
+        super().__init__()
+        self.extra = numpy.zeros(1)
+        self.calls = 0
+
+    def to_cpu(self):
+        super().to_cpu()
+        self.calls += 1
+        self.extra = numpy.asarray(self.extra)
+        return self
+
+
+@pytest.mark.parametrize("move", ["to_cpu", "to_device"])
+def test_legacy_to_cpu_override_called_from_parent(move):
+    child = LegacyLink()
+    parent = Chain(child=child)
+    if move == "to_cpu":
+        parent.to_cpu()
+    else:
+        parent.to_device("@numpy")
+    assert child.calls == 1
+
+
+def test_legacy_override_called_directly_does_not_recurse():
+    child = LegacyLink()
+    assert child.to_cpu() is child
+    assert child.calls == 1
+    assert LegacyLink._overridden_to_methods == ("to_cpu",)
+    assert Link._overridden_to_methods == ()

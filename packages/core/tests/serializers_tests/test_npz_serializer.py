@@ -1,0 +1,281 @@
+import io
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+from kusari import serializer
+from kusari.serializers import (
+    DictionarySerializer,
+    NpzDeserializer,
+    load_npz,
+    save_npz,
+)
+from kusari.serializers import npz as npz_module
+
+
+class Leaf:
+    def __init__(self, fill=0.0):
+        self.w = np.full((2, 3), fill, dtype=np.float32)
+        self.b = None
+        self.t = 0
+        self.lr = 0.0
+        self.flag = False
+        self.name = "x"
+
+    def serialize(self, s):
+        self.w = s("w", self.w)
+        self.b = s("b", self.b)
+        self.t = s("t", self.t)
+        self.lr = s("lr", self.lr)
+        self.flag = s("flag", self.flag)
+        self.name = s("name", self.name)
+
+
+class Tree:
+    def __init__(self, fill=0.0):
+        self.l1 = Leaf(fill)
+        self.l2 = Leaf(fill + 1)
+
+    def serialize(self, s):
+        self.l1.serialize(s["l1"])
+        self.l2.serialize(s["l2"])
+
+
+def _filled_tree():
+    tree = Tree(3.0)
+    tree.l1.t, tree.l1.lr, tree.l1.flag, tree.l1.name = 7, 0.5, True, "abc"
+    tree.l2.b = np.arange(4, dtype=np.int64)
+    return tree
+
+
+def test_dictionary_serializer_paths():
+    s = DictionarySerializer()
+    child = s["a"]["/b/"]
+    assert child.path == "a/b/"
+    value = np.ones(2)
+    assert child("/w", value) is value
+    assert list(s.target) == ["a/b/w"]
+
+
+def test_dictionary_serializer_rejects_objects():
+    with pytest.raises(TypeError, match="'o'.*pickle"):
+        DictionarySerializer()("o", object())
+
+
+@pytest.mark.parametrize("compression", [True, False])
+def test_round_trip(tmp_path, compression):
+    path = tmp_path / "tree.npz"
+    save_npz(path, _filled_tree(), compression=compression)
+    with np.load(path, allow_pickle=False) as f:
+        assert sorted(f.files) == sorted(
+            f"{c}/{k}" for c in ("l1", "l2") for k in ("w", "b", "t", "lr", "flag", "name")
+        )
+    loaded = Tree()
+    loaded.l2.b = np.zeros(4, dtype=np.int64)
+    w_before = loaded.l1.w
+    load_npz(path, loaded)
+    assert loaded.l1.w is w_before  # copied in place
+    np.testing.assert_array_equal(loaded.l1.w, np.full((2, 3), 3.0))
+    assert loaded.l1.b is None
+    np.testing.assert_array_equal(loaded.l2.b, np.arange(4))
+    assert (loaded.l1.t, loaded.l1.lr, loaded.l1.flag, loaded.l1.name) == (
+        7,
+        0.5,
+        True,
+        "abc",
+    )
+    assert type(loaded.l1.t) is int and type(loaded.l1.flag) is bool
+
+
+def test_none_value_becomes_array_when_given_none():
+    d = NpzDeserializer({"x": np.arange(3)})
+    np.testing.assert_array_equal(d("x", None), np.arange(3))
+
+
+def test_file_object_round_trip():
+    buf = io.BytesIO()
+    save_npz(buf, _filled_tree())
+    buf.seek(0)
+    loaded = Tree()
+    loaded.l2.b = np.zeros(4, dtype=np.int64)
+    load_npz(buf, loaded)
+    assert loaded.l1.t == 7
+
+
+def test_path_loads_subtree(tmp_path):
+    path = tmp_path / "t.npz"
+    save_npz(path, _filled_tree())
+    leaf = Leaf()
+    load_npz(path, leaf, path="l1")  # trailing slash is optional
+    assert leaf.t == 7
+
+
+def test_missing_key_strict_names_key_and_file(tmp_path):
+    path = tmp_path / "t.npz"
+    save_npz(path, Leaf())
+    with pytest.raises(KeyError) as info:
+        load_npz(path, Tree())
+    message = str(info.value)
+    assert "'w'" in message and "l1/w" in message and "t.npz" in message
+
+
+def test_missing_key_not_strict_keeps_value(tmp_path):
+    path = tmp_path / "t.npz"
+    save_npz(path, Leaf(5.0))
+    tree = Tree(9.0)
+    load_npz(path, tree, strict=False)
+    np.testing.assert_array_equal(tree.l1.w, np.full((2, 3), 9.0))
+
+
+@pytest.mark.parametrize(
+    "ignore",
+    ["l1/w", ["l1/w"], lambda key: key == "l1/w", ("other", lambda k: k.endswith("1/w"))],
+)
+def test_ignore_names(tmp_path, ignore):
+    path = tmp_path / "t.npz"
+    save_npz(path, _filled_tree())
+    tree = Tree(-1.0)
+    tree.l2.b = np.zeros(4, dtype=np.int64)
+    load_npz(path, tree, ignore_names=ignore)
+    np.testing.assert_array_equal(tree.l1.w, np.full((2, 3), -1.0))  # skipped
+    np.testing.assert_array_equal(tree.l2.w, np.full((2, 3), 4.0))  # loaded
+
+
+def test_ignore_names_rejects_bad_type():
+    with pytest.raises(TypeError, match="ignore_names"):
+        NpzDeserializer({}, ignore_names=[3])
+
+
+def test_shape_mismatch_error(tmp_path):
+    path = tmp_path / "t.npz"
+    np.savez(path, w=np.zeros(5))
+    with pytest.raises(ValueError, match=r"'w'.*\(5,\).*\(2, 3\)"):
+        NpzDeserializer(np.load(path))("w", np.zeros((2, 3)))
+
+
+def test_unsafe_scalar_cast_is_refused():
+    with pytest.raises(TypeError, match="float64.*int"):
+        NpzDeserializer({"t": np.asarray(1.5)})("t", 0)
+
+
+def test_truncated_file_names_file(tmp_path):
+    path = tmp_path / "t.npz"
+    save_npz(path, _filled_tree())
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="t.npz"):
+        load_npz(path, Tree())
+
+
+def test_foreign_file_names_file(tmp_path):
+    path = tmp_path / "notes.npz"
+    path.write_text("hello, not a zip archive\n")
+    with pytest.raises(ValueError, match="notes.npz"):
+        load_npz(path, Tree())
+
+
+def test_single_npy_file_is_rejected(tmp_path):
+    path = tmp_path / "a.npy"
+    np.save(path, np.zeros(2))
+    with pytest.raises(ValueError, match="single .npy"):
+        load_npz(path, Leaf())
+
+
+def test_missing_file():
+    with pytest.raises(FileNotFoundError):
+        load_npz("/nonexistent/dir/x.npz", Leaf())
+
+
+def _write_chainer_style(path, arrays):
+    # What Chainer's save_npz produces: None as a pickled 0-d object array.
+    np.savez(path, allow_pickle=True, **arrays)
+
+
+def test_reads_chainer_none_without_unpickling(tmp_path, monkeypatch):
+    path = tmp_path / "chainer.npz"
+    _write_chainer_style(path, {"w": np.ones((2, 3)), "b": np.asarray(None)})
+
+    def no_unpickling(*args, **kwargs):
+        raise AssertionError("pickle.load must not be called")
+
+    monkeypatch.setattr("pickle.load", no_unpickling)
+    monkeypatch.setattr("pickle.loads", no_unpickling)
+    obj = Leaf()
+    obj.b = np.zeros(2)
+
+    class Two:
+        def serialize(self, s):
+            obj.w = s("w", obj.w)
+            obj.b = s("b", obj.b)
+
+    load_npz(path, Two())
+    assert obj.b is None
+    np.testing.assert_array_equal(obj.w, np.ones((2, 3)))
+
+
+def test_refuses_other_pickled_objects(tmp_path):
+    path = tmp_path / "evil.npz"
+    _write_chainer_style(path, {"x": np.asarray({"a": 1}, dtype=object)})
+    with pytest.raises(ValueError, match="never unpickles"):
+        NpzDeserializer(np.load(path))("x", None)
+
+
+def test_none_sentinel_is_pickle_free(tmp_path):
+    path = tmp_path / "n.npz"
+    save_npz(path, Leaf())
+    with zipfile.ZipFile(path) as zf, zf.open("b.npy") as member:
+        header = member.read(128)
+    assert b"'|O'" not in header
+    with np.load(path, allow_pickle=False) as f:
+        assert f["b"].dtype == npz_module.NONE_DTYPE
+
+
+def test_atomic_save_keeps_old_file_on_error(tmp_path):
+    path = tmp_path / "t.npz"
+    save_npz(path, Leaf(1.0))
+    before = path.read_bytes()
+
+    class Broken:
+        def serialize(self, s):
+            s("w", object())
+
+    with pytest.raises(TypeError):
+        save_npz(path, Broken())
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == ["t.npz"]
+
+
+def test_protocol_base_classes():
+    with pytest.raises(NotImplementedError):
+        serializer.AbstractSerializer()("k", 1)
+    with pytest.raises(NotImplementedError):
+        serializer.AbstractSerializer()["k"]
+    assert isinstance(DictionarySerializer(), serializer.Serializer)
+    assert isinstance(NpzDeserializer({}), serializer.Deserializer)
+    assert "path='a/'" in repr(NpzDeserializer({})["a"])
+
+
+def test_link_round_trip(tmp_path):
+    link = pytest.importorskip("kusari.link")
+    variable = pytest.importorskip("kusari.variable")
+
+    class Net(link.Chain):
+        def __init__(self, fill):
+            super().__init__()
+            with self.init_scope():
+                self.w = variable.Parameter(np.full((2, 2), fill, dtype=np.float32))
+                self.lazy = variable.Parameter(None)
+
+    src = Net(2.0)
+    src.lazy.initialize((3,))
+    src.lazy.array[...] = 7
+    path = tmp_path / "net.npz"
+    save_npz(path, src)
+    with np.load(path, allow_pickle=False) as f:
+        assert sorted(f.files) == ["lazy", "w"]
+    dst = Net(0.0)
+    load_npz(path, dst)
+    np.testing.assert_array_equal(dst.w.array, np.full((2, 2), 2.0))
+    np.testing.assert_array_equal(dst.lazy.array, np.full(3, 7.0))

@@ -1,0 +1,106 @@
+"""``/api/v1/projects``: register, list, rename, unregister and crawl folders."""
+
+from __future__ import annotations
+
+import os
+
+from flask import Blueprint, jsonify
+from flask.typing import ResponseReturnValue
+from sqlalchemy import func, select
+
+from kusari_ui.api.common import get_project, json_body, project_json
+from kusari_ui.app import get_db
+from kusari_ui.crawler import crawl_project
+from kusari_ui.errors import ApiError, bad_request
+from kusari_ui.models import Project, Result
+
+bp = Blueprint("projects", __name__)
+
+
+def create_project(path: str, name: str | None = None) -> Project:
+    """Register the folder ``path`` (shared by the API and the CLI).
+
+    Example:
+        >>> create_project("/data/result", "mnist")  # doctest: +SKIP
+    """
+    session = get_db()
+    real = os.path.realpath(os.path.expanduser(path))
+    if not os.path.isdir(real):
+        raise bad_request(f"directory {path} does not exist")
+    name = (name or os.path.basename(real) or real).strip()[:255]
+    if session.scalar(select(Project).where(Project.name == name)) is not None:
+        raise ApiError(409, "conflict", f"project named {name!r} already exists")
+    if session.scalar(select(Project).where(Project.path == real)) is not None:
+        raise ApiError(409, "conflict", f"directory {real} is already a project")
+    project = Project(name=name, path=real)
+    session.add(project)
+    session.commit()
+    return project
+
+
+@bp.get("/projects")
+def list_projects() -> ResponseReturnValue:
+    """All projects with their number of runs."""
+    session = get_db()
+    counts: dict[int, int] = {}
+    for pid, n in session.execute(
+        select(Result.project_id, func.count()).group_by(Result.project_id)
+    ):
+        counts[pid] = n
+    projects = session.scalars(select(Project).order_by(Project.id))
+    return jsonify(
+        {"projects": [project_json(p, counts.get(p.id, 0)) for p in projects]}
+    )
+
+
+@bp.post("/projects")
+def post_project() -> ResponseReturnValue:
+    """Register a folder: ``{"path": "...", "name": "..."}``."""
+    body = json_body()
+    path, name = body.get("path"), body.get("name")
+    if not isinstance(path, str) or not path:
+        raise bad_request("field path (a directory) is required")
+    if name is not None and not isinstance(name, str):
+        raise bad_request("field name must be a string")
+    return jsonify({"project": project_json(create_project(path, name), 0)}), 201
+
+
+@bp.get("/projects/<int:project_id>")
+def get_one(project_id: int) -> ResponseReturnValue:
+    """One project."""
+    return jsonify({"project": project_json(get_project(project_id))})
+
+
+@bp.patch("/projects/<int:project_id>")
+def patch_project(project_id: int) -> ResponseReturnValue:
+    """Rename a project: ``{"name": "..."}``."""
+    project = get_project(project_id)
+    name = json_body().get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise bad_request("field name must be a non-empty string")
+    project.name = name.strip()[:255]
+    get_db().commit()
+    return jsonify({"project": project_json(project)})
+
+
+@bp.delete("/projects/<int:project_id>")
+def delete_project(project_id: int) -> ResponseReturnValue:
+    """Unregister a project (its files are left alone)."""
+    session = get_db()
+    session.delete(get_project(project_id))
+    session.commit()
+    return jsonify({"deleted": project_id})
+
+
+@bp.post("/projects/<int:project_id>/crawl")
+def crawl(project_id: int) -> ResponseReturnValue:
+    """Crawl the project's folder now (the server also does it periodically)."""
+    stats = crawl_project(get_db(), get_project(project_id))
+    return jsonify(
+        {
+            "newRuns": stats.new_runs,
+            "updatedRuns": stats.updated_runs,
+            "newEntries": stats.new_entries,
+            "missingRuns": stats.missing_runs,
+        }
+    )

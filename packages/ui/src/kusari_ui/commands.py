@@ -1,0 +1,133 @@
+"""The file protocol between the server and a running job.
+
+Three JSON files in the run's result folder, each with a single writer and
+replaced atomically (write to a temporary file, then ``os.replace``), so a
+reader never sees half a file and the two sides never race on one file:
+
+* ``kusari_ui_commands.json`` (server writes): list of requested commands,
+  ``{"id", "name", "body", "requestedAt"}``.
+* ``kusari_ui_responses.json`` (job writes): ``{id: {"status", "response",
+  "respondedAt", "iteration", "epoch"}}``.
+* ``kusari_ui_status.json`` (job writes): ``{"state", "heartbeat",
+  "iteration", "epoch"}``.
+
+Example:
+    >>> cmd = request_command(run_dir, "stop")  # doctest: +SKIP
+    >>> history(run_dir)[-1]["status"]  # doctest: +SKIP
+    'pending'
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import tempfile
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+COMMANDS_FILE = "kusari_ui_commands.json"
+RESPONSES_FILE = "kusari_ui_responses.json"
+STATUS_FILE = "kusari_ui_status.json"
+COMMAND_NAMES = ("take_snapshot", "stop", "adjust_hyperparams")
+
+_lock = threading.Lock()
+
+
+def now_iso() -> str:
+    """Current UTC time in ISO 8601 with a ``Z`` suffix."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def write_json_atomic(path: str | os.PathLike[str], data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` atomically.
+
+    Example:
+        >>> write_json_atomic("/tmp/x.json", {"a": 1})  # doctest: +SKIP
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name, dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, allow_nan=False)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def read_json(path: str | os.PathLike[str], default: Any) -> Any:
+    """Read JSON from ``path``; ``default`` if missing or unreadable."""
+    try:
+        with open(path, "rb") as f:
+            return json.loads(f.read(4 << 20).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return default
+
+
+def read_commands(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The commands requested for the run (oldest first)."""
+    data = read_json(Path(run_dir) / COMMANDS_FILE, [])
+    return [c for c in data if isinstance(c, dict)] if isinstance(data, list) else []
+
+
+def read_responses(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """The job's responses, keyed by command id."""
+    data = read_json(Path(run_dir) / RESPONSES_FILE, {})
+    return data if isinstance(data, dict) else {}
+
+
+def read_status(run_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The job's status file, or None if the job never wrote one."""
+    data = read_json(Path(run_dir) / STATUS_FILE, None)
+    return data if isinstance(data, dict) else None
+
+
+def request_command(
+    run_dir: str | os.PathLike[str], name: str, body: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Append a command for the job to pick up; returns the new record.
+
+    Example:
+        >>> request_command(run_dir, "adjust_hyperparams",
+        ...                 {"hyperparams": {"lr": 0.01}})  # doctest: +SKIP
+    """
+    if name not in COMMAND_NAMES:
+        raise ValueError(f"unknown command {name!r}")
+    record = {
+        "id": uuid.uuid4().hex,
+        "name": name,
+        "body": body or {},
+        "requestedAt": now_iso(),
+    }
+    with _lock:
+        cmds = read_commands(run_dir)
+        cmds.append(record)
+        write_json_atomic(Path(run_dir) / COMMANDS_FILE, cmds)
+    return record
+
+
+def history(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Commands joined with their responses; status ``pending`` if none yet."""
+    responses = read_responses(run_dir)
+    out = []
+    for c in read_commands(run_dir):
+        r = responses.get(str(c.get("id")))
+        item = dict(c)
+        if isinstance(r, dict):
+            item.update(
+                status=r.get("status", "done"),
+                response=r.get("response"),
+                respondedAt=r.get("respondedAt"),
+                iteration=r.get("iteration"),
+                epoch=r.get("epoch"),
+            )
+        else:
+            item.update(status="pending", response=None, respondedAt=None)
+        out.append(item)
+    return out

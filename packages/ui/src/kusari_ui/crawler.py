@@ -1,0 +1,351 @@
+"""Finds runs under project folders and ingests their logs incrementally.
+
+A run is a folder (the project root included) holding a ``log`` or ``args``
+file. Each crawl stats every known log and parses only what was appended
+(see :mod:`kusari_ui.logreader`); runs whose folder vanished are marked
+``missing`` and keep their data.
+
+Example:
+    >>> crawl_project(session, project)  # doctest: +SKIP
+    CrawlStats(new_runs=2, updated_runs=2, new_entries=400, missing_runs=0)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from kusari_ui import commands as cmd_files
+from kusari_ui import downsample
+from kusari_ui.logreader import LogState, read_log
+from kusari_ui.models import LogChunk, Project, Result, SeriesCache, utcnow
+from kusari_ui.paths import is_within
+
+logger = logging.getLogger(__name__)
+
+CHUNK = 1000
+MAX_DEPTH = 4
+X_KEYS = ("epoch", "iteration", "elapsed_time")
+
+
+@dataclass
+class CrawlStats:
+    """Counts from one crawl."""
+
+    new_runs: int = 0
+    updated_runs: int = 0
+    new_entries: int = 0
+    missing_runs: int = 0
+
+
+def _is_metric(value: Any) -> bool:
+    # Entries are sanitised: floats are finite, so only the type and the
+    # magnitude (charts cannot scale 1e300) need checking.
+    t = type(value)
+    return (t is float or t is int) and -1e300 < value < 1e300
+
+
+def find_runs(root: str, max_depth: int = MAX_DEPTH) -> list[str]:
+    """Relative paths of run folders under ``root`` ("." for the root).
+
+    Symlinked folders are not followed, so a link cannot pull files from
+    outside the project into it.
+
+    Example:
+        >>> find_runs("/path/to/result")  # doctest: +SKIP
+        ['run1', 'run2']
+    """
+    found: list[str] = []
+
+    def walk(path: str, rel: str, depth: int) -> None:
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            return
+        names = {e.name for e in entries if e.is_file(follow_symlinks=False)}
+        if "log" in names or "args" in names:
+            found.append(rel)
+            return
+        if depth >= max_depth:
+            return
+        for e in sorted(entries, key=lambda e: e.name):
+            if e.name.startswith(".") or not e.is_dir(follow_symlinks=False):
+                continue
+            walk(e.path, e.name if rel == "." else f"{rel}/{e.name}", depth + 1)
+
+    walk(root, ".", 0)
+    return found
+
+
+def _load_args(path: Path) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as f:
+            data = json.loads(f.read(1 << 20).decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        logger.warning("%s: unreadable args (%s)", path, exc)
+        return None
+    if not isinstance(data, dict):
+        logger.warning("%s: args is not a JSON object", path)
+        return None
+    return {
+        str(k): v if isinstance(v, str | int | float | bool) or v is None else str(v)
+        for k, v in data.items()
+        if not (isinstance(v, float) and not math.isfinite(v))
+    }
+
+
+def ingest_entries(
+    session: Session, result: Result, entries: list[dict[str, Any]], reset: bool
+) -> None:
+    """Append sanitised ``entries`` to ``result``: chunks, last values, series.
+
+    Args:
+        session: The session ``result`` belongs to (not committed here).
+        result: The run.
+        entries: New log entries, in order.
+        reset: Drop everything ingested before first.
+    """
+    if reset and result.n_entries:
+        session.execute(delete(LogChunk).where(LogChunk.result_id == result.id))
+        session.execute(delete(SeriesCache).where(SeriesCache.result_id == result.id))
+        result.n_entries = 0
+        result.last_values_json = "{}"
+    if not entries:
+        return
+    start = result.n_entries
+    _append_chunks(session, result, entries, start)
+    last = json.loads(result.last_values_json or "{}")
+    caches = {
+        c.key: c
+        for c in session.scalars(
+            select(SeriesCache).where(SeriesCache.result_id == result.id)
+        )
+    }
+    states: dict[str, dict[str, Any]] = {}
+    add = downsample.add_point
+    for i, entry in enumerate(entries, start):
+        xs = [entry.get(k) for k in X_KEYS]
+        xs = [x if _is_metric(x) else None for x in xs]
+        for key, value in entry.items():
+            t = type(value)
+            if (t is not float and t is not int) or not -1e300 < value < 1e300:
+                continue
+            last[key] = value
+            state = states.get(key)
+            if state is None:
+                cache = caches.get(key)
+                state = json.loads(cache.data) if cache else downsample.new_state()
+                states[key] = state
+            add(state, [i, xs[0], xs[1], xs[2], value])
+    for key, state in states.items():
+        text = json.dumps(state, separators=(",", ":"))
+        pts = json.dumps(downsample.points(state), separators=(",", ":"))
+        cache = caches.get(key)
+        if cache is None:
+            session.add(
+                SeriesCache(result_id=result.id, key=key[:512], data=text, points=pts)
+            )
+        else:
+            cache.data, cache.points = text, pts
+    result.last_values_json = json.dumps(last, separators=(",", ":"))
+    result.n_entries = start + len(entries)
+
+
+def _append_chunks(
+    session: Session, result: Result, entries: list[dict[str, Any]], start: int
+) -> None:
+    pending = entries
+    if start:
+        tail = session.scalars(
+            select(LogChunk)
+            .where(LogChunk.result_id == result.id)
+            .order_by(LogChunk.start.desc())
+            .limit(1)
+        ).first()
+        # Top up a short last chunk so live runs do not leave a trail of
+        # one-entry rows behind them.
+        if tail is not None and tail.count < CHUNK:
+            room = CHUNK - tail.count
+            data = json.loads(tail.data)
+            data.extend(pending[:room])
+            tail.data = json.dumps(data, separators=(",", ":"), allow_nan=False)
+            tail.count = len(data)
+            start += min(room, len(pending))
+            pending = pending[room:]
+    rows = [
+        {
+            "result_id": result.id,
+            "start": start + i,
+            "count": len(pending[i : i + CHUNK]),
+            "data": json.dumps(
+                pending[i : i + CHUNK], separators=(",", ":"), allow_nan=False
+            ),
+        }
+        for i in range(0, len(pending), CHUNK)
+    ]
+    if rows:
+        session.execute(LogChunk.__table__.insert(), rows)  # type: ignore[attr-defined]
+
+
+def crawl_result(session: Session, project: Project, result: Result) -> int:
+    """Refresh one folder run; returns the number of new entries."""
+    assert project.path is not None
+    run_dir = Path(project.path) / result.path_name
+    if not run_dir.is_dir() or not is_within(project.path, run_dir):
+        if result.status != "missing":
+            result.status = "missing"
+        return 0
+    args_path = run_dir / "args"
+    try:
+        st = args_path.stat()
+    except OSError:
+        st = None
+    if st is not None and st.st_mtime_ns != result.args_mtime_ns:
+        if is_within(project.path, args_path):
+            args = _load_args(args_path)
+            if args is not None:
+                result.args_json = json.dumps(args)
+        result.args_mtime_ns = st.st_mtime_ns
+    status = cmd_files.read_status(run_dir)
+    if status is not None:
+        result.status = str(status.get("state", "unknown"))[:32]
+        beat = status.get("heartbeat")
+        if isinstance(beat, int | float):
+            result.last_activity = max(result.last_activity, float(beat))
+    elif result.status in ("missing", ""):
+        result.status = "unknown"
+    log_path = run_dir / "log"
+    if not log_path.is_file() or not is_within(project.path, log_path):
+        return 0
+    state = LogState(
+        offset=result.log_offset,
+        size=result.log_size,
+        mtime_ns=result.log_mtime_ns,
+        inode=result.log_inode,
+        digest=result.log_digest,
+    )
+    total = 0
+    while True:
+        try:
+            out = read_log(log_path, state)
+        except FileNotFoundError:
+            return total  # replaced between stat and open: next crawl
+        except OSError as exc:
+            logger.warning("%s: unreadable log (%s)", log_path, exc)
+            return total
+        if out is None:
+            return total
+        ingest_entries(session, result, out.entries, out.reset)
+        state = s = out.state
+        result.log_offset, result.log_size = s.offset, s.size
+        result.log_mtime_ns, result.log_inode, result.log_digest = (
+            s.mtime_ns,
+            s.inode,
+            s.digest,
+        )
+        result.last_activity = max(result.last_activity, s.mtime_ns / 1e9)
+        total += len(out.entries)
+        if not out.more:
+            return total
+        session.commit()  # a huge first ingest shows up batch by batch
+
+
+def crawl_project(session: Session, project: Project) -> CrawlStats:
+    """Discover runs of ``project`` and ingest their new log entries.
+
+    Commits after each run, so a big first ingest shows up progressively.
+    """
+    stats = CrawlStats()
+    if project.path is None:
+        return stats
+    known = {
+        r.path_name: r
+        for r in session.scalars(
+            select(Result).where(
+                Result.project_id == project.id, Result.source == "folder"
+            )
+        )
+    }
+    root = project.path
+    present = set(find_runs(root)) if os.path.isdir(root) else set()
+    for rel in sorted(present - known.keys()):
+        name = os.path.basename(os.path.abspath(root)) if rel == "." else rel
+        r = Result(project_id=project.id, path_name=rel, name=name[:1024])
+        session.add(r)
+        session.flush()
+        known[rel] = r
+        stats.new_runs += 1
+    for rel, r in known.items():
+        if rel not in present:
+            if r.status != "missing":
+                r.status = "missing"
+                stats.missing_runs += 1
+            continue
+        try:
+            n = crawl_result(session, project, r)
+        except Exception:  # one bad run must not stop the crawl
+            logger.exception("crawling %s/%s failed", root, rel)
+            session.rollback()
+            continue
+        if n:
+            stats.updated_runs += 1
+            stats.new_entries += n
+        session.commit()
+    project.crawled_at = utcnow()
+    session.commit()
+    return stats
+
+
+def crawl_all(factory: sessionmaker[Session]) -> CrawlStats:
+    """Crawl every project with a folder; returns the summed stats."""
+    total = CrawlStats()
+    with factory() as session:
+        for project in session.scalars(
+            select(Project).where(Project.path.is_not(None))
+        ):
+            s = crawl_project(session, project)
+            total.new_runs += s.new_runs
+            total.updated_runs += s.updated_runs
+            total.new_entries += s.new_entries
+            total.missing_runs += s.missing_runs
+    return total
+
+
+class Crawler(threading.Thread):
+    """Background thread that crawls every ``interval`` seconds.
+
+    Example:
+        >>> c = Crawler(factory, interval=5.0); c.start()  # doctest: +SKIP
+        >>> c.stop()  # doctest: +SKIP
+    """
+
+    def __init__(self, factory: sessionmaker[Session], interval: float = 5.0) -> None:
+        super().__init__(name="kusari-ui-crawler", daemon=True)
+        self.factory = factory
+        self.interval = interval
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        """Crawl until :meth:`stop` is called."""
+        while not self._stop_event.is_set():
+            t0 = time.monotonic()
+            try:
+                crawl_all(self.factory)
+            except Exception:  # keep serving whatever happens on disk
+                logger.exception("crawl failed")
+            self._stop_event.wait(max(0.1, self.interval - (time.monotonic() - t0)))
+
+    def stop(self, timeout: float | None = 10.0) -> None:
+        """Ask the thread to finish and wait for it."""
+        self._stop_event.set()
+        self.join(timeout)

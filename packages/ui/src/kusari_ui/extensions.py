@@ -1,0 +1,218 @@
+"""Trainer extension that lets the UI steer a running job.
+
+The extension reads commands the server writes into the run's result folder
+(:mod:`kusari_ui.commands`) and answers in a file of its own; it needs no
+network and the server never imports kusari. kusari itself is imported only
+when a snapshot is taken.
+
+Example:
+    >>> from kusari.training import Trainer  # doctest: +SKIP
+    >>> from kusari_ui.extensions import CommandsExtension
+    >>> trainer.extend(CommandsExtension())  # doctest: +SKIP
+    >>> trainer.run()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kusari_ui import commands as cmd_files
+
+logger = logging.getLogger(__name__)
+
+
+def _position(trainer: Any) -> dict[str, Any]:
+    updater = getattr(trainer, "updater", None)
+    return {
+        "iteration": getattr(updater, "iteration", None),
+        "epoch": getattr(updater, "epoch", None),
+    }
+
+
+def _default_snapshot() -> Callable[[Any], Any]:
+    from kusari.training import extensions as kusari_extensions
+
+    ext: Callable[[Any], Any] = kusari_extensions.snapshot()
+    return ext
+
+
+class _StopTrigger:
+    """Wraps the trainer's stop trigger; fires early once stop is requested."""
+
+    def __init__(self, inner: Any, ext: CommandsExtension) -> None:
+        self.inner = inner
+        self.ext = ext
+
+    def __call__(self, trainer: Any) -> bool:
+        return bool(self.ext.stop_requested or self.inner(trainer))
+
+    def __getattr__(self, name: str) -> Any:
+        # ProgressBar & co. ask the stop trigger for get_training_length().
+        return getattr(self.inner, name)
+
+
+class CommandsExtension:
+    """Executes ``stop``, ``take_snapshot`` and ``adjust_hyperparams`` commands.
+
+    Follows Chainer v7's Extension protocol (``trigger``, ``priority``,
+    ``__call__(trainer)``, ``initialize``, ``finalize``) without subclassing,
+    so importing it does not import kusari.
+
+    Args:
+        trigger: How often to look for commands (a cheap ``stat`` per call).
+        heartbeat: Seconds between status-file refreshes while training.
+        snapshot_factory: Builds the extension called by ``take_snapshot``;
+            defaults to ``kusari.training.extensions.snapshot()``.
+
+    Example:
+        >>> ext = CommandsExtension(trigger=(1, "iteration"))
+        >>> trainer.extend(ext)  # doctest: +SKIP
+    """
+
+    name = "kusari_ui_commands"
+    default_name = "kusari_ui_commands"
+    priority = 200  # Chainer's PRIORITY_EDITOR: it edits optimizer state
+
+    def __init__(
+        self,
+        trigger: Any = (1, "iteration"),
+        heartbeat: float = 5.0,
+        snapshot_factory: Callable[[], Callable[[Any], Any]] | None = None,
+    ) -> None:
+        self.trigger = trigger
+        self.heartbeat = heartbeat
+        self.snapshot_factory = snapshot_factory or _default_snapshot
+        self.stop_requested = False
+        self._snapshot: Callable[[Any], Any] | None = None
+        self._seen: tuple[int, int] | None = None
+        self._responses: dict[str, Any] = {}
+        self._last_beat = 0.0
+        self._out: str | None = None
+        self._trainer: Any = None
+
+    # -- Extension protocol ------------------------------------------------
+    def initialize(self, trainer: Any) -> None:
+        """Wrap the stop trigger and announce the run as running."""
+        self._out = str(trainer.out)
+        self._trainer = trainer
+        os.makedirs(self._out, exist_ok=True)
+        self._responses = cmd_files.read_responses(self._out)
+        if not isinstance(trainer.stop_trigger, _StopTrigger):
+            trainer.stop_trigger = _StopTrigger(trainer.stop_trigger, self)
+        self._write_status(trainer, "running")
+
+    def __call__(self, trainer: Any) -> None:
+        """Run any new command; refresh the heartbeat now and then."""
+        if self._out is None:
+            self.initialize(trainer)
+        assert self._out is not None
+        path = os.path.join(self._out, cmd_files.COMMANDS_FILE)
+        try:
+            st = os.stat(path)
+            seen: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            seen = None
+        if seen is not None and seen != self._seen:
+            self._seen = seen
+            for cmd in cmd_files.read_commands(self._out):
+                cid = str(cmd.get("id"))
+                if cid not in self._responses:
+                    self._execute(trainer, cid, cmd)
+        if time.time() - self._last_beat >= self.heartbeat:
+            self._write_status(
+                trainer, "stopping" if self.stop_requested else "running"
+            )
+
+    def finalize(self, trainer: Any = None) -> None:
+        """Mark the run finished (or stopped, if the UI stopped it)."""
+        if self._out is not None:
+            state = "stopped" if self.stop_requested else "finished"
+            self._write_status(trainer or self._trainer, state)
+
+    # -- commands ----------------------------------------------------------
+    def _execute(self, trainer: Any, cid: str, cmd: dict[str, Any]) -> None:
+        name = cmd.get("name")
+        raw_body = cmd.get("body")
+        body: dict[str, Any] = raw_body if isinstance(raw_body, dict) else {}
+        try:
+            if name == "stop":
+                self.stop_requested = True
+                response: Any = {"message": "training will stop after this iteration"}
+            elif name == "take_snapshot":
+                response = self._take_snapshot(trainer)
+            elif name == "adjust_hyperparams":
+                response = self._adjust(trainer, body)
+            else:
+                raise ValueError(f"unknown command {name!r}")
+            status = "done"
+        except Exception as exc:  # report any failure to the UI, keep training
+            logger.warning("kusari-ui command %s failed: %s", name, exc)
+            response, status = {"error": f"{type(exc).__name__}: {exc}"}, "error"
+        self._responses[cid] = {
+            "status": status,
+            "response": response,
+            "respondedAt": cmd_files.now_iso(),
+            **_position(trainer),
+        }
+        assert self._out is not None
+        cmd_files.write_json_atomic(
+            os.path.join(self._out, cmd_files.RESPONSES_FILE), self._responses
+        )
+
+    def _take_snapshot(self, trainer: Any) -> dict[str, Any]:
+        if self._snapshot is None:
+            self._snapshot = self.snapshot_factory()
+        before = set(os.listdir(trainer.out))
+        self._snapshot(trainer)
+        new = sorted(set(os.listdir(trainer.out)) - before)
+        return {"files": [n for n in new if not n.startswith(".")]}
+
+    def _adjust(self, trainer: Any, body: dict[str, Any]) -> dict[str, Any]:
+        hyperparams = body.get("hyperparams")
+        if not isinstance(hyperparams, dict) or not hyperparams:
+            raise ValueError("body.hyperparams must be a non-empty object")
+        optimizer = trainer.updater.get_optimizer(str(body.get("optimizer", "main")))
+        hp = getattr(optimizer, "hyperparam", None)
+        changes: dict[str, Any] = {}
+        for key, value in hyperparams.items():
+            if hp is not None and hasattr(hp, key):
+                target = hp
+            elif hasattr(optimizer, key):
+                target = optimizer
+            else:
+                raise ValueError(f"optimizer has no hyperparameter {key!r}")
+            old = getattr(target, key)
+            new = (
+                int(value)
+                if isinstance(old, int) and float(value).is_integer()
+                else (float(value))
+            )
+            setattr(target, key, new)
+            changes[key] = {"old": _jsonable(old), "new": new}
+        return changes
+
+    def _write_status(self, trainer: Any, state: str) -> None:
+        self._last_beat = time.time()
+        if self._out is None:
+            return
+        data = {"state": state, "heartbeat": self._last_beat, **_position(trainer)}
+        try:
+            cmd_files.write_json_atomic(
+                os.path.join(self._out, cmd_files.STATUS_FILE), data
+            )
+        except OSError as exc:  # a full disk must not stop training
+            logger.warning("kusari-ui: cannot write status: %s", exc)
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "item"):
+        value = value.item()
+    return (
+        value
+        if isinstance(value, int | float | str | bool) or value is None
+        else str(value)
+    )

@@ -1,0 +1,211 @@
+"""CommandsExtension against a trainer following Chainer v7's protocol.
+
+A stand-in trainer is used so this runs without kusari; the end-to-end test
+with kusari's real Trainer is in test_ui_extensions_kusari.py.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ui_testing import write_log
+
+from kusari_ui import commands as cmd_files
+from kusari_ui.extensions import CommandsExtension
+
+
+class Hyper:
+    def __init__(self, **kw: float) -> None:
+        self.__dict__.update(kw)
+
+
+class Optimizer:
+    def __init__(self) -> None:
+        self.hyperparam = Hyper(lr=0.1, momentum=0.9)
+
+    @property
+    def lr(self) -> float:
+        return float(self.hyperparam.lr)
+
+
+class Updater:
+    def __init__(self) -> None:
+        self.iteration = 0
+        self.epoch = 0
+        self.opt = Optimizer()
+
+    def get_optimizer(self, name: str) -> Optimizer:
+        if name != "main":
+            raise KeyError(name)
+        return self.opt
+
+
+class Trainer:
+    """Mimics chainer.training.Trainer.run's order of calls."""
+
+    def __init__(self, out: Path, stop_at: int, delay: float = 0.0) -> None:
+        self.out = str(out)
+        self.updater = Updater()
+        self.stop_trigger = lambda t: t.updater.iteration >= stop_at
+        self.extensions: list[Any] = []
+        self.delay = delay
+        self.log: list[dict[str, Any]] = []
+
+    def extend(self, ext: Any) -> None:
+        self.extensions.append(ext)
+
+    def run(self) -> None:
+        for ext in self.extensions:
+            if hasattr(ext, "initialize"):
+                ext.initialize(self)
+        stop_trigger = self.stop_trigger
+        try:
+            while not stop_trigger(self):
+                self.updater.iteration += 1
+                self.updater.epoch = self.updater.iteration // 10
+                self.log.append(
+                    {
+                        "iteration": self.updater.iteration,
+                        "epoch": self.updater.epoch,
+                        "main/loss": 1.0 / self.updater.iteration,
+                        "lr": self.updater.opt.lr,
+                    }
+                )
+                write_log(Path(self.out) / "log", self.log)
+                for ext in self.extensions:
+                    ext(self)
+                time.sleep(self.delay)
+        finally:
+            for ext in self.extensions:
+                ext.finalize()
+
+
+def test_protocol_attributes() -> None:
+    ext = CommandsExtension()
+    assert ext.trigger == (1, "iteration") and ext.priority == 200
+    assert ext.default_name == "kusari_ui_commands"
+
+
+def test_commands_executed_once_with_responses(tmp_path: Path) -> None:
+    trainer = Trainer(tmp_path, stop_at=1000)
+    shots: list[int] = []
+
+    def factory():
+        def snap(t: Trainer) -> None:
+            shots.append(t.updater.iteration)
+            (Path(t.out) / f"snapshot_iter_{t.updater.iteration}").write_text("w")
+
+        return snap
+
+    ext = CommandsExtension(snapshot_factory=factory)
+    trainer.extend(ext)
+    cmd_files.request_command(
+        tmp_path, "adjust_hyperparams", {"hyperparams": {"lr": 0.01, "momentum": 0.5}}
+    )
+    cmd_files.request_command(
+        tmp_path, "adjust_hyperparams", {"hyperparams": {"nope": 1.0}}
+    )
+    cmd_files.request_command(tmp_path, "take_snapshot")
+    cmd_files.request_command(tmp_path, "stop")
+    trainer.run()
+    assert trainer.updater.iteration == 1  # stopped after the first iteration
+    assert trainer.updater.opt.lr == 0.01
+    assert trainer.updater.opt.hyperparam.momentum == 0.5
+    assert shots == [1]
+    hist = cmd_files.history(tmp_path)
+    assert [h["status"] for h in hist] == ["done", "error", "done", "done"]
+    assert hist[0]["response"] == {
+        "lr": {"old": 0.1, "new": 0.01},
+        "momentum": {"old": 0.9, "new": 0.5},
+    }
+    assert "no hyperparameter 'nope'" in hist[1]["response"]["error"]
+    assert hist[2]["response"] == {"files": ["snapshot_iter_1"]}
+    assert hist[3]["iteration"] == 1
+    status = cmd_files.read_status(tmp_path)
+    assert status is not None and status["state"] == "stopped"
+
+
+def test_finished_status_and_no_commands_file(tmp_path: Path) -> None:
+    trainer = Trainer(tmp_path, stop_at=5)
+    trainer.extend(CommandsExtension())
+    trainer.run()
+    assert trainer.updater.iteration == 5
+    assert cmd_files.read_status(tmp_path)["state"] == "finished"  # type: ignore[index]
+
+
+def test_stop_trigger_delegates_attributes(tmp_path: Path) -> None:
+    class Interval:
+        def __call__(self, t: Any) -> bool:
+            return False
+
+        def get_training_length(self) -> tuple[int, str]:
+            return (100, "iteration")
+
+    trainer = Trainer(tmp_path, stop_at=1)
+    trainer.stop_trigger = Interval()  # type: ignore[assignment]
+    ext = CommandsExtension()
+    ext.initialize(trainer)
+    assert trainer.stop_trigger.get_training_length() == (100, "iteration")
+
+
+def _http(url: str, body: Any | None = None) -> Any:
+    req = urllib.request.Request(
+        url,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="GET" if body is None else "POST",
+    )
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def test_ui_steers_a_running_job_over_http(live_server, project_dir: Path) -> None:
+    """The page's API sends adjust_hyperparams then stop; the job obeys."""
+    run = project_dir / "job"
+    run.mkdir()
+    trainer = Trainer(run, stop_at=100_000, delay=0.01)
+    trainer.extend(CommandsExtension())
+    th = threading.Thread(target=trainer.run, daemon=True)
+    th.start()
+    api = live_server.url + "/api/v1"
+    pid = _http(api + "/projects", {"path": str(project_dir)})["project"]["id"]
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        _http(f"{api}/projects/{pid}/crawl", {})
+        rows = _http(f"{api}/projects/{pid}/results")["results"]
+        if rows and rows[0]["nEntries"] > 3:
+            break
+        time.sleep(0.05)
+    rid = rows[0]["id"]
+    base = f"{api}/projects/{pid}/results/{rid}"
+    _http(
+        base + "/commands",
+        {"name": "adjust_hyperparams", "body": {"hyperparams": {"lr": 0.005}}},
+    )
+    while time.monotonic() < deadline and trainer.updater.opt.lr != 0.005:
+        time.sleep(0.02)
+    _http(base + "/commands", {"name": "stop"})
+    th.join(20)
+    assert not th.is_alive(), "the job did not stop"
+    assert trainer.updater.opt.lr == 0.005
+    hist = _http(base + "/commands")["commands"]
+    assert [h["status"] for h in hist] == ["done", "done"]
+    _http(f"{api}/projects/{pid}/crawl", {})
+    row = _http(f"{api}/projects/{pid}/results")["results"][0]
+    assert row["status"] == "stopped"
+    assert row["lastValues"]["lr"] == 0.005
+
+
+@pytest.mark.parametrize("bad", ["[", "{}", "[1, 2]", '[{"id": 5}]'])
+def test_junk_commands_file_does_not_break_training(tmp_path: Path, bad: str) -> None:
+    (tmp_path / cmd_files.COMMANDS_FILE).write_text(bad)
+    trainer = Trainer(tmp_path, stop_at=3)
+    trainer.extend(CommandsExtension())
+    trainer.run()
+    assert trainer.updater.iteration == 3
