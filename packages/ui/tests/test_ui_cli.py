@@ -51,6 +51,9 @@ def test_server_runs(runner: FlaskCliRunner, tmp_path: Path, monkeypatch) -> Non
 
     def fake_run(self, host, port, **kw):
         calls.update(host=host, port=port, **kw)
+        client = self.test_client()
+        calls["evil"] = client.get("/", headers={"Host": "evil.example:80"}).status_code
+        calls["local"] = client.get("/", headers={"Host": "127.0.0.1:80"}).status_code
 
     monkeypatch.setattr("flask.Flask.run", fake_run)
     url = f"sqlite:///{tmp_path / 's.sqlite'}"

@@ -131,6 +131,48 @@ def test_commands_executed_once_with_responses(tmp_path: Path) -> None:
     assert status is not None and status["state"] == "stopped"
 
 
+class IntervalTrigger:
+    """Like chainer.training.triggers.IntervalTrigger for iterations."""
+
+    def __init__(self, period: int) -> None:
+        self.period = period
+
+    def __call__(self, trainer: Any) -> bool:
+        return bool(trainer.updater.iteration >= self.period)
+
+    def get_training_length(self) -> tuple[int, str]:
+        return (self.period, "iteration")
+
+
+class EarlyCaptureTrainer(Trainer):
+    """A Trainer that reads stop_trigger *before* initialising extensions."""
+
+    def run(self) -> None:
+        stop_trigger = self.stop_trigger
+        for ext in self.extensions:
+            ext.initialize(self)
+        try:
+            while not stop_trigger(self):
+                self.updater.iteration += 1
+                for ext in self.extensions:
+                    ext(self)
+        finally:
+            for ext in self.extensions:
+                ext.finalize()
+
+
+def test_stop_works_when_trainer_captured_the_trigger_early(tmp_path: Path) -> None:
+    trainer = EarlyCaptureTrainer(tmp_path, stop_at=0)
+    trigger = IntervalTrigger(1000)
+    trainer.stop_trigger = trigger  # type: ignore[assignment]
+    trainer.extend(CommandsExtension())
+    cmd_files.request_command(tmp_path, "stop")
+    trainer.run()
+    assert trainer.updater.iteration == 1
+    assert isinstance(trigger, IntervalTrigger) and trigger.period == 1000
+    assert trigger.get_training_length() == (1000, "iteration")
+
+
 def test_finished_status_and_no_commands_file(tmp_path: Path) -> None:
     trainer = Trainer(tmp_path, stop_at=5)
     trainer.extend(CommandsExtension())

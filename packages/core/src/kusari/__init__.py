@@ -104,6 +104,9 @@ from kusari.link_hook import LinkHook  # noqa: E402
 from kusari.link import Chain, ChainList, Link  # noqa: E402
 from kusari.sequential import Sequential  # noqa: E402
 from kusari import computational_graph  # noqa: E402
+from kusari import links  # noqa: E402
+from kusari import dataset, datasets, iterators, serializer, serializers  # noqa: E402
+from kusari.serializer import AbstractSerializer, Deserializer, Serializer  # noqa: E402
 from kusari.variable import VariableNode  # noqa: E402
 
 # `chainer.cuda` is an alias of `chainer.backends.cuda`.

@@ -106,13 +106,18 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
     lazy = bool(configuration.config.lazy_grad_sum)
     grads: dict[Any, Any] = {}
     heap: list[Any] = []
-    seen: set[int] = set()
+    seen: set[Any] = set()
     leaves: list[Any] = []
     counter = 0
+    heappush = heapq.heappush
+    heappop = heapq.heappop
+    grads_get = grads.get
+    grads_pop = grads.pop
+    no_stop = stop_nodes is None
 
     def accumulate(node: Any, g: Any) -> bool:
         """Add ``g`` to node's gradient; True if it is the node's first."""
-        cur = grads.get(node)
+        cur = grads_get(node)
         if cur is None:
             grads[node] = [g] if lazy else g
             return True
@@ -125,11 +130,11 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
     for node, gy in zip(out_nodes, gys):
         if accumulate(node, gy):
             func = node.creator_node
-            if func is None or (stop_nodes is not None and node in stop_nodes):
+            if func is None or (not no_stop and node in stop_nodes):
                 leaves.append(node)
-            elif id(func) not in seen:
-                seen.add(id(func))
-                heapq.heappush(heap, (-func.rank, counter, func))
+            elif func not in seen:
+                seen.add(func)
+                heappush(heap, (-func.rank, counter, func))
                 counter += 1
     if initial_input_grads:
         for node, g in initial_input_grads.items():
@@ -137,6 +142,8 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
                 leaves.append(node)
 
     debug = configuration.hot_flags().debug
+    from kusari.variable import _new_variable
+
     # Functions applied inside backward get inputs the framework made and
     # checked (gradient shapes are verified below), so their type checks
     # only cost time; debug mode keeps them.
@@ -144,27 +151,41 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
             configuration.using_config("type_check", debug and
                                        configuration.config.type_check):
         while heap:
-            func = heapq.heappop(heap)[2]
+            func = heappop(heap)[2]
             inputs = func.inputs
             if inputs is None:
                 raise RuntimeError(freed_message(func))
-            out_nodes_f = [ref() for ref in func.outputs]
-            gys_f = []
-            any_grad = False
-            for y in out_nodes_f:
-                g = None if y is None else grads.pop(y, None)
-                if g is not None:
-                    if lazy:
-                        g = _sum_grads(g, double)
-                    any_grad = True
-                    if retain_grad:
+            out_refs = func.outputs
+            if len(out_refs) == 1:
+                # The common case: one output, which has a gradient (that is
+                # how the function got here).
+                y = out_refs[0]()
+                out_nodes_f: Any = (y,)
+                g = grads_pop(y, None) if y is not None else None
+                if g is not None and lazy:
+                    g = _sum_grads(g, double)
+                gys_t: tuple[Any, ...] = (g,)
+                any_grad = g is not None
+            else:
+                out_nodes_f = [ref() for ref in out_refs]
+                gys_l = []
+                any_grad = False
+                for y in out_nodes_f:
+                    g = None if y is None else grads_pop(y, None)
+                    if g is not None:
+                        if lazy:
+                            g = _sum_grads(g, double)
+                        any_grad = True
+                    gys_l.append(g)
+                gys_t = tuple(gys_l)
+            if retain_grad:
+                for y, g in zip(out_nodes_f, gys_t):
+                    if y is not None and g is not None:
                         var = y._variable()
                         if var is not None:
                             var._grad_var = g
-                gys_f.append(g)
             targets = tuple([i for i, x in enumerate(inputs) if x.requires_grad])
             if targets and any_grad:
-                gys_t = tuple(gys_f)
                 hooks = None
                 if function_hook._n_registered[0] or func._local_function_hooks:
                     hooks = func._all_hooks()
@@ -181,7 +202,7 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
                 for i, gx in zip(targets, gxs):
                     if gx is None:
                         continue
-                    if not isinstance(gx, Variable):
+                    if type(gx) is not Variable and not isinstance(gx, Variable):
                         raise TypeError(
                             f"{func.label}.backward returned "
                             f"{type(gx).__name__}; gradients must be Variables"
@@ -192,14 +213,23 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
                         _check_grad_type(func, x, True, data)
                     if debug:
                         _check_nan_backward(func, data)
-                    if accumulate(x, gx):
-                        f = x.creator_node
-                        if f is None or (stop_nodes is not None and x in stop_nodes):
-                            leaves.append(x)
-                        elif id(f) not in seen:
-                            seen.add(id(f))
-                            heapq.heappush(heap, (-f.rank, counter, f))
-                            counter += 1
+                    cur = grads_get(x)
+                    if cur is not None:
+                        if lazy:
+                            cur.append(gx)
+                        elif double:
+                            grads[x] = cur + gx
+                        else:
+                            grads[x] = _new_variable(cur._data + data, False)
+                        continue
+                    grads[x] = [gx] if lazy else gx
+                    f = x.creator_node
+                    if f is None or (not no_stop and x in stop_nodes):
+                        leaves.append(x)
+                    elif f not in seen:
+                        seen.add(f)
+                        heappush(heap, (-f.rank, counter, f))
+                        counter += 1
             if free_graph:
                 for y in out_nodes_f:
                     if y is not None and y._variable() is not None:

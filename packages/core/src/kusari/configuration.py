@@ -104,6 +104,9 @@ class _HotFlags(threading.local):
     enable_backprop = True
     type_check = True
     debug = False
+    # No graph, no type checks, no debug checks: arithmetic on Variables may
+    # then run directly on their arrays (see functions/math/basic_math.py).
+    plain = False
 
 
 _hot = _HotFlags()
@@ -117,6 +120,7 @@ def hot_flags() -> _HotFlags:
         h.enable_backprop = config.enable_backprop
         h.type_check = config.type_check
         h.debug = config.debug
+        h.plain = not (h.enable_backprop or h.type_check or h.debug)
     return h
 
 

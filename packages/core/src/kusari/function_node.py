@@ -55,6 +55,13 @@ class FunctionNode:
     _retained_output_data: tuple[Any, ...] | None = None
     _local_function_hooks: collections.OrderedDict[str, Any] | None = None
     _freed = False
+    # Whether the class overrides check_type_forward (decided once per class,
+    # so nodes without checks pay nothing for type checking).
+    _has_type_check = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._has_type_check = cls.check_type_forward is not FunctionNode.check_type_forward
 
     @property
     def local_function_hooks(self) -> collections.OrderedDict[str, Any]:
@@ -98,7 +105,7 @@ class FunctionNode:
                       for x in inputs]
         in_data = tuple([x._data for x in input_vars])
         flags = hot_flags()
-        if flags.type_check:
+        if flags.type_check and self._has_type_check:
             self._check_data_type_forward(in_data)
 
         hooks = None
@@ -173,17 +180,11 @@ class FunctionNode:
         return hooks
 
     def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
-        light = type_check.get_light_types(in_data)
-        tl = type_check._thread_local
-        old = getattr(tl, "light_mode", False)
-        tl.light_mode = True
         try:
-            self.check_type_forward(light)
+            self.check_type_forward(type_check.LightTypeInfoTuple(in_data))
             return
         except type_check.InvalidType:
             pass  # re-check in full mode below to explain the failure
-        finally:
-            tl.light_mode = old
         in_types = type_check.get_types(in_data, "in_types", False)
         try:
             with type_check.get_function_check_context(self):

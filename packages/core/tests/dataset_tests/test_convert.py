@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 
 from kusari import backend
-from kusari.dataset import convert
 from kusari.dataset import (
     ConcatWithAsyncTransfer,
     Converter,
     concat_examples,
+    convert,
     converter,
     to_device,
 )
@@ -141,3 +141,8 @@ def test_gpu_transfer():
     assert backend.get_array_module(out) is cuda.cupy
     padded = concat_examples([cuda.cupy.zeros(1), cuda.cupy.ones(2)], padding=5)
     np.testing.assert_array_equal(cuda.to_cpu(padded), [[0, 5], [1, 1]])
+
+
+def test_padding_can_be_positional():
+    out = concat_examples([np.ones(1), np.ones(2)], None, 0)
+    np.testing.assert_array_equal(out, [[1, 0], [1, 1]])

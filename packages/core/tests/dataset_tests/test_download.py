@@ -42,20 +42,32 @@ def test_root_default_and_env(tmp_path):
     code = "from kusari.dataset import download; print(download.get_dataset_root())"
     env = dict(os.environ, KUSARI_DATASET_ROOT=str(tmp_path))
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert out.stdout.strip() == str(tmp_path)
     env.pop("KUSARI_DATASET_ROOT")
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
-    assert out.stdout.strip() == os.path.join(os.path.expanduser("~"), ".kusari", "dataset")
+    assert out.stdout.strip() == os.path.join(
+        os.path.expanduser("~"), ".kusari", "dataset"
+    )
 
 
 def test_get_dataset_directory(root):
     path = download.get_dataset_directory("a/b")
     assert path == str(root / "a" / "b") and os.path.isdir(path)
-    assert not os.path.exists(download.get_dataset_directory("c", create_directory=False))
+    assert not os.path.exists(
+        download.get_dataset_directory("c", create_directory=False)
+    )
 
 
 def test_cached_download_and_cache_hit(root, server):
@@ -120,7 +132,9 @@ def test_unreachable_server_names_url(root):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     url = f"http://127.0.0.1:{port}/x.bin"
-    with pytest.raises(download.DownloadError, match=r"127\.0\.0\.1:\d+/x\.bin.*offline"):
+    with pytest.raises(
+        download.DownloadError, match=r"127\.0\.0\.1:\d+/x\.bin.*offline"
+    ):
         download.cached_download(url, attempts=2)
 
 
@@ -150,7 +164,9 @@ def test_two_processes_download_once(root, server):
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
     procs = [
-        ctx.Process(target=_download_in_child, args=(str(root), server.url("shared.bin"), queue))
+        ctx.Process(
+            target=_download_in_child, args=(str(root), server.url("shared.bin"), queue)
+        )
         for _ in range(2)
     ]
     for p in procs:

@@ -6,9 +6,9 @@ import pytest
 # The local HTTP server helper lives next to the download tests.
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "dataset_tests"))
 
-from _local_http import LocalServer  # noqa: E402
+from _local_http import LocalServer
 
-from kusari.dataset import download  # noqa: E402
+from kusari.dataset import download
 
 
 @pytest.fixture

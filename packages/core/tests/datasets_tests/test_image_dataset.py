@@ -59,7 +59,9 @@ def test_zipped_image_datasets(images):
     multi = datasets.MultiZippedImageDataset([str(root / "a.zip"), str(root / "b.zip")])
     assert len(multi) == 2 and multi[1].shape == (1, 2, 3) and multi[-2].shape[0] == 3
     (root / "labels.txt").write_text("gray.png 4\n")
-    lab = datasets.LabeledZippedImageDataset(str(root / "b.zip"), str(root / "labels.txt"))
+    lab = datasets.LabeledZippedImageDataset(
+        str(root / "b.zip"), str(root / "labels.txt")
+    )
     x, t = lab[0]
     assert x.shape == (1, 2, 3) and int(t) == 4
     import pickle
@@ -77,5 +79,7 @@ def test_clear_error_without_pillow(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
-    with pytest.raises(ImportError, match="ImageDataset needs Pillow.*pip install pillow"):
+    with pytest.raises(
+        ImportError, match="ImageDataset needs Pillow.*pip install pillow"
+    ):
         datasets.ImageDataset(["x.png"])

@@ -13,7 +13,12 @@ from kusari.datasets import mnist
 
 SHARED_MNIST = os.path.normpath(
     os.path.join(
-        os.path.dirname(__file__), *[os.pardir] * 4, os.pardir, "shared", "data", "mnist"
+        os.path.dirname(__file__),
+        *[os.pardir] * 4,
+        os.pardir,
+        "shared",
+        "data",
+        "mnist",
     )
 )
 NAMES = [
@@ -39,8 +44,12 @@ def fake_mnist(server, monkeypatch):
     """Serve a small MNIST-format dataset and make the loaders use it."""
     payloads = {}
     arrays = {}
-    for name, n, seed in [(NAMES[0], 12, 0), (NAMES[1], 12, 1), (NAMES[2], 5, 2),
-                          (NAMES[3], 5, 3)]:
+    for name, n, seed in [
+        (NAMES[0], 12, 0),
+        (NAMES[1], 12, 1),
+        (NAMES[2], 5, 2),
+        (NAMES[3], 5, 3),
+    ]:
         maker = _idx_images if "images" in name else _idx_labels
         payload, arrays[name] = maker(n, seed)
         payloads[name] = payload
@@ -56,7 +65,9 @@ def fake_mnist(server, monkeypatch):
 
 def test_get_mnist_defaults(dataset_root, server, fake_mnist):
     train, test = datasets.get_mnist()
-    assert isinstance(train, datasets.TupleDataset) and len(train) == 12 and len(test) == 5
+    assert (
+        isinstance(train, datasets.TupleDataset) and len(train) == 12 and len(test) == 5
+    )
     x, t = train[3]
     assert x.shape == (784,) and x.dtype == np.float32 and t.dtype == np.int32
     assert 0.0 <= x.min() and x.max() <= 1.0
@@ -99,8 +110,10 @@ def test_get_mnist_options(dataset_root, fake_mnist):
         datasets.get_mnist(ndim=1, rgb_format=True)
 
 
-def test_get_mnist_rejects_wrong_checksum(dataset_root, server, fake_mnist, monkeypatch):
-    monkeypatch.setattr(mnist, "MNIST_PAYLOAD_SHA256", {n: "0" * 64 for n in NAMES})
+def test_get_mnist_rejects_wrong_checksum(
+    dataset_root, server, fake_mnist, monkeypatch
+):
+    monkeypatch.setattr(mnist, "MNIST_PAYLOAD_SHA256", dict.fromkeys(NAMES, "0" * 64))
     with pytest.raises(download.DownloadError, match="failed verification"):
         datasets.get_mnist()
     assert not (dataset_root / "pfnet" / "chainer" / "mnist" / "train.npz").exists()
@@ -109,13 +122,19 @@ def test_get_mnist_rejects_wrong_checksum(dataset_root, server, fake_mnist, monk
 def test_get_mnist_offline_error_names_url(dataset_root, monkeypatch):
     monkeypatch.setenv("KUSARI_MNIST_BASE_URL", "http://127.0.0.1:9/nowhere/")
     monkeypatch.setattr(download, "DOWNLOAD_ATTEMPTS", 1)
-    with pytest.raises(download.DownloadError, match=r"127\.0\.0\.1:9/nowhere/train-images"):
+    with pytest.raises(
+        download.DownloadError, match=r"127\.0\.0\.1:9/nowhere/train-images"
+    ):
         datasets.get_mnist()
 
 
 def test_fashion_and_kuzushiji_use_their_own_mirrors(dataset_root, server, monkeypatch):
-    for name, n, seed in [(NAMES[0], 3, 0), (NAMES[1], 3, 1), (NAMES[2], 2, 2),
-                          (NAMES[3], 2, 3)]:
+    for name, n, seed in [
+        (NAMES[0], 3, 0),
+        (NAMES[1], 3, 1),
+        (NAMES[2], 2, 2),
+        (NAMES[3], 2, 3),
+    ]:
         maker = _idx_images if "images" in name else _idx_labels
         server.files["f/" + name] = gzip.compress(maker(n, seed)[0])
     monkeypatch.setenv("KUSARI_FASHION_MNIST_BASE_URL", server.url("f"))
@@ -172,7 +191,9 @@ def test_install_mnist_rejects_other_files(dataset_root, tmp_path):
 
 @needs_shared
 @pytest.mark.slow
-def test_real_mnist_downloaded_with_payload_checksums(dataset_root, server, monkeypatch):
+def test_real_mnist_downloaded_with_payload_checksums(
+    dataset_root, server, monkeypatch
+):
     # The shared files are re-compressed; payload checksums still accept them.
     for n in NAMES:
         with open(os.path.join(SHARED_MNIST, n), "rb") as f:

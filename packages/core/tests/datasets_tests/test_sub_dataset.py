@@ -26,8 +26,12 @@ def test_sub_dataset_with_order():
 
 @pytest.mark.parametrize(
     "start,finish,order,match",
-    [(-1, 2, None, "0 <= start"), (2, 1, None, "start"), (0, 11, None, "10"),
-     (0, 2, [0, 1], "order has length 2")],
+    [
+        (-1, 2, None, "0 <= start"),
+        (2, 1, None, "start"),
+        (0, 11, None, "10"),
+        (0, 2, [0, 1], "order has length 2"),
+    ],
 )
 def test_sub_dataset_errors(start, finish, order, match):
     with pytest.raises(ValueError, match=match):

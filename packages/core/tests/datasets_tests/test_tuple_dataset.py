@@ -31,3 +31,9 @@ def test_dict_dataset():
         DictDataset(x=[1, 2], y=[1])
     with pytest.raises(ValueError, match="no datasets"):
         DictDataset()
+
+
+def test_boolean_mask_index():
+    mask = np.array([True, False, True])
+    assert TupleDataset([1, 2, 3], np.arange(3))[mask] == [(1, 0), (3, 2)]
+    assert DictDataset(a=[1, 2, 3])[mask] == [{"a": 1}, {"a": 3}]

@@ -65,7 +65,11 @@ def test_bad_order_sampler_length():
     "kwargs,error,match",
     [
         ({"batch_size": 0}, ValueError, "batch_size must be a positive"),
-        ({"shuffle": True, "order_sampler": ShuffleOrderSampler()}, ValueError, "shuffle"),
+        (
+            {"shuffle": True, "order_sampler": ShuffleOrderSampler()},
+            ValueError,
+            "shuffle",
+        ),
     ],
 )
 def test_argument_errors(kwargs, error, match):
@@ -89,27 +93,35 @@ def _save(it):
 def test_resume_continues_exactly(shuffle):
     data = list(range(11))
     sampler = ShuffleOrderSampler(np.random.RandomState(1)) if shuffle else None
-    it = SerialIterator(data, 4, shuffle=None if shuffle else False, order_sampler=sampler)
+    it = SerialIterator(
+        data, 4, shuffle=None if shuffle else False, order_sampler=sampler
+    )
     for _ in range(4):  # into the second epoch
         next(it)
     state = _save(it)
-    expected_keys = {"current_position", "epoch", "is_new_epoch", "previous_epoch_detail"}
+    expected_keys = {
+        "current_position",
+        "epoch",
+        "is_new_epoch",
+        "previous_epoch_detail",
+    }
     assert set(state) == expected_keys | ({"order"} if shuffle else set())
     sampler_copy = copy.deepcopy(sampler)
     rest = [next(it) for _ in range(5)]
 
     # A fresh iterator (different random order) picks up the saved order.
     fresh = ShuffleOrderSampler(np.random.RandomState(99)) if shuffle else None
-    resumed = SerialIterator(data, 4, shuffle=None if shuffle else False, order_sampler=fresh)
+    resumed = SerialIterator(
+        data, 4, shuffle=None if shuffle else False, order_sampler=fresh
+    )
     resumed.serialize(NpzDeserializer(state))
     assert resumed.epoch == 1 and resumed.current_position == 5
     assert resumed.previous_epoch_detail == pytest.approx(1 + 1 / 11)
     assert next(resumed) == rest[0]  # the rest of this epoch is identical
 
     # With the sampler's random state restored too, every later epoch matches.
-    again = SerialIterator(
-        data, 4, shuffle=None if shuffle else False, order_sampler=sampler_copy
-    )
+    again = SerialIterator(data, 4, shuffle=None if shuffle else False)
+    again.order_sampler = sampler_copy  # set after __init__ drew its first order
     again.serialize(NpzDeserializer(state))
     assert [next(again) for _ in range(5)] == rest
 

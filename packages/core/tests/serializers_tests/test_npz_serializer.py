@@ -70,7 +70,9 @@ def test_round_trip(tmp_path, compression):
     save_npz(path, _filled_tree(), compression=compression)
     with np.load(path, allow_pickle=False) as f:
         assert sorted(f.files) == sorted(
-            f"{c}/{k}" for c in ("l1", "l2") for k in ("w", "b", "t", "lr", "flag", "name")
+            f"{c}/{k}"
+            for c in ("l1", "l2")
+            for k in ("w", "b", "t", "lr", "flag", "name")
         )
     loaded = Tree()
     loaded.l2.b = np.zeros(4, dtype=np.int64)
@@ -131,7 +133,12 @@ def test_missing_key_not_strict_keeps_value(tmp_path):
 
 @pytest.mark.parametrize(
     "ignore",
-    ["l1/w", ["l1/w"], lambda key: key == "l1/w", ("other", lambda k: k.endswith("1/w"))],
+    [
+        "l1/w",
+        ["l1/w"],
+        lambda key: key == "l1/w",
+        ("other", lambda k: k.endswith("1/w")),
+    ],
 )
 def test_ignore_names(tmp_path, ignore):
     path = tmp_path / "t.npz"
@@ -279,3 +286,34 @@ def test_link_round_trip(tmp_path):
     load_npz(path, dst)
     np.testing.assert_array_equal(dst.w.array, np.full((2, 2), 2.0))
     np.testing.assert_array_equal(dst.lazy.array, np.full(3, 7.0))
+
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_pickled_none_recognised_for_all_protocols(protocol):
+    import pickle
+
+    assert npz_module._pickle_holds_only_none(pickle.dumps(np.asarray(None), protocol))
+    nested = np.empty((), dtype=object)
+    nested[()] = [None]
+    assert not npz_module._pickle_holds_only_none(pickle.dumps(nested, protocol))
+    assert not npz_module._pickle_holds_only_none(
+        pickle.dumps(np.asarray(3, dtype=object), protocol)
+    )
+    assert not npz_module._pickle_holds_only_none(b"garbage")
+
+
+@pytest.mark.parametrize("compression", [True, False])
+def test_corrupt_member_names_file_and_key(tmp_path, compression):
+    path = tmp_path / "c.npz"
+
+    class Big:
+        def serialize(self, s):
+            s("w", np.random.RandomState(0).rand(2000))
+
+    save_npz(path, Big(), compression=compression)
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 16] = bytes(16)  # damage the member's payload
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"'w'.*c\.npz"):
+        load_npz(path, Big())

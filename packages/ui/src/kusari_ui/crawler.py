@@ -260,11 +260,22 @@ def crawl_result(session: Session, project: Project, result: Result) -> int:
         session.commit()  # a huge first ingest shows up batch by batch
 
 
+# Serialises ingest within the process (crawler thread, POST /crawl, POST /logs).
+INGEST_LOCK = threading.RLock()
+
+
 def crawl_project(session: Session, project: Project) -> CrawlStats:
     """Discover runs of ``project`` and ingest their new log entries.
 
     Commits after each run, so a big first ingest shows up progressively.
+    Crawls are serialised within the process: the background thread and a
+    ``POST /crawl`` must not both ingest the same tail.
     """
+    with INGEST_LOCK:
+        return _crawl_project(session, project)
+
+
+def _crawl_project(session: Session, project: Project) -> CrawlStats:
     stats = CrawlStats()
     if project.path is None:
         return stats

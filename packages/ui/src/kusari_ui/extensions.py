@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +39,40 @@ def _default_snapshot() -> Callable[[Any], Any]:
 
     ext: Callable[[Any], Any] = kusari_extensions.snapshot()
     return ext
+
+
+def _make_stoppable(trigger: Any, ext: CommandsExtension) -> bool:
+    """Make the trigger object itself fire once a stop is requested.
+
+    Swapping in a subclass (same state, one extra check in ``__call__``)
+    covers a Trainer that took its own reference to the stop trigger before
+    calling ``initialize``, which replacing ``trainer.stop_trigger`` cannot.
+    """
+    cls = type(trigger)
+    if getattr(trigger, "_kusari_ui_ext", None) is not None:
+        trigger._kusari_ui_ext = ext
+        return True
+    if not hasattr(trigger, "__dict__") or isinstance(
+        trigger, types.FunctionType | types.MethodType | types.BuiltinFunctionType
+    ):
+        return False
+    base_call = cls.__call__
+
+    def __call__(self: Any, trainer: Any) -> Any:
+        owner = self.__dict__.get("_kusari_ui_ext")
+        if owner is not None and owner.stop_requested:
+            return True
+        return base_call(self, trainer)
+
+    try:
+        sub = type(
+            cls.__name__, (cls,), {"__call__": __call__, "__module__": cls.__module__}
+        )
+        trigger.__class__ = sub
+        trigger._kusari_ui_ext = ext
+    except TypeError:
+        return False
+    return True
 
 
 class _StopTrigger:
@@ -101,6 +136,9 @@ class CommandsExtension:
         self._trainer = trainer
         os.makedirs(self._out, exist_ok=True)
         self._responses = cmd_files.read_responses(self._out)
+        # Two ways in, as Trainers differ in when they read stop_trigger:
+        # make the trigger object itself stoppable, and also wrap it.
+        _make_stoppable(trainer.stop_trigger, self)
         if not isinstance(trainer.stop_trigger, _StopTrigger):
             trainer.stop_trigger = _StopTrigger(trainer.stop_trigger, self)
         self._write_status(trainer, "running")

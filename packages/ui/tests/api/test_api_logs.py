@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from flask.testing import FlaskClient
 from ui_testing import crawl, make_entries, write_log
 
@@ -104,3 +105,34 @@ def test_posting_logs_to_folder_run_conflicts(client: FlaskClient, project, make
         json={"entries": [{"x": 1}]},
     )
     assert r.status_code == 409 and r.json["error"]["type"] == "conflict"
+
+
+@pytest.mark.slow
+def test_million_entry_run_charts_like_a_small_one(
+    client: FlaskClient, project, make_run
+) -> None:
+    """A 1,000,000-entry log: bounded ingest memory, chart as cheap as 100."""
+    import time
+
+    run = make_run("huge", n=10)
+    entries = make_entries(1_000_000)
+    write_log(run / "log", entries)
+    del entries
+    make_run("tiny", n=100)
+    pid = project["id"]
+    assert crawl(client, pid)["newEntries"] == 1_000_100
+    big, small = _rid(client, pid, "huge"), _rid(client, pid, "tiny")
+
+    def timed(rid: int) -> tuple[float, int]:
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            r = client.get(
+                f"/api/v1/projects/{pid}/series?keys=main/loss&results={rid}"
+            )
+            best = min(best, time.perf_counter() - t0)
+        return best, len(r.data)
+
+    (t_big, n_big), (t_small, _) = timed(big), timed(small)
+    assert n_big < 120_000  # ~1,000 points, not 1,000,000
+    assert t_big < 0.05 and t_big < 20 * max(t_small, 1e-3)

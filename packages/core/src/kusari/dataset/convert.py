@@ -78,8 +78,10 @@ class _WrappedConverter(Converter):
     def __repr__(self) -> str:
         return f"<converter {getattr(self._func, '__qualname__', self._func)!r}>"
 
-    def __call__(self, batch: Sequence[Any], device: Any = None, **kwargs: Any) -> Any:
-        return self._func(batch, _get_device(device), **kwargs)
+    def __call__(
+        self, batch: Sequence[Any], device: Any = None, *args: Any, **kwargs: Any
+    ) -> Any:
+        return self._func(batch, _get_device(device), *args, **kwargs)
 
 
 def converter() -> Callable[[Callable[..., Any]], Converter]:

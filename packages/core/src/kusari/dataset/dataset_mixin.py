@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -21,8 +22,8 @@ class DatasetMixin:
         ...     def get_example(self, i):
         ...         return i * i
         >>> d = Squares()
-        >>> d[2], d[-1], d[1:4], d[[0, 2]]
-        (4, 16, [1, 4, 9], [0, 4])
+        >>> d[2], d[1:4], d[[0, 2]]
+        (4, [1, 4, 9], [0, 4])
     """
 
     def __getitem__(self, index: Any) -> Any:
@@ -39,6 +40,10 @@ class DatasetMixin:
             f"{type(self).__name__}.__getitem__: expected an int, a slice, a list "
             f"or an integer ndarray as index, got {type(index).__name__}"
         )
+
+    def __iter__(self) -> Iterator[Any]:
+        for i in range(len(self)):
+            yield self.get_example(i)
 
     def __len__(self) -> int:
         """Return the number of examples."""

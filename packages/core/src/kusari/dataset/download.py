@@ -175,6 +175,12 @@ def _fetch_once(url: str, part: str, timeout: float) -> None:
         raise
     with response:
         if offset and response.status == 206:
+            content_range = response.headers.get("Content-Range", "")
+            if not content_range.startswith(f"bytes {offset}-"):
+                os.unlink(part)  # cannot tell where this piece goes: restart
+                raise http.client.HTTPException(
+                    f"unexpected Content-Range {content_range!r} for offset {offset}"
+                )
             mode = "ab"
         else:  # the server ignored the range: start over
             mode, offset = "wb", 0
@@ -304,9 +310,12 @@ def cache_or_load_file(
         ...     with open(tmp, 'w') as f:
         ...         _ = f.write('42')
         ...     return 42
-        >>> cache_or_load_file(p, create, lambda q: int(open(q).read()))
+        >>> def load(q):
+        ...     with open(q) as f:
+        ...         return int(f.read()) + 1
+        >>> cache_or_load_file(p, create, load)
         42
-        >>> cache_or_load_file(p, create, lambda q: int(open(q).read()) + 1)
+        >>> cache_or_load_file(p, create, load)
         43
     """
     if os.path.exists(path):

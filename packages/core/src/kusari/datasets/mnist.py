@@ -151,10 +151,10 @@ def install_mnist(src_dir: str | os.PathLike[str]) -> str:
             # Copied under a temporary name, so a concurrent get_mnist never
             # sees a partial file.
             with (
-                open(os.path.join(src_dir, name), "rb") as src,
+                open(os.path.join(src_dir, name), "rb") as fin,
                 atomic_write(target) as dst,
             ):
-                shutil.copyfileobj(src, dst)
+                shutil.copyfileobj(fin, dst)
     return dest
 
 

@@ -35,10 +35,12 @@ class TextDataset(DatasetMixin):
     Example:
         >>> import os, tempfile
         >>> p = os.path.join(tempfile.mkdtemp(), 't.txt')
-        >>> _ = open(p, 'w').write('hello\\nworld\\n')
+        >>> with open(p, 'w') as f:
+        ...     _ = f.write('hello\\nworld\\n')
         >>> d = TextDataset(p)
         >>> len(d), d[1]
         (2, 'world\\n')
+        >>> d.close()
     """
 
     def __init__(

@@ -7,6 +7,12 @@ from typing import Any
 import numpy
 
 
+def _normalise_index(index: Any) -> Any:
+    if isinstance(index, numpy.ndarray) and index.dtype == numpy.bool_:
+        return numpy.flatnonzero(index)  # a mask selects positions
+    return index
+
+
 def _take(dataset: Any, index: Any) -> Any:
     if isinstance(index, (list, numpy.ndarray)) and not isinstance(
         dataset, numpy.ndarray
@@ -52,6 +58,7 @@ class TupleDataset:
         return f"TupleDataset(len={self._length}, n_columns={len(self._datasets)})"
 
     def __getitem__(self, index: Any) -> Any:
+        index = _normalise_index(index)
         columns = [_take(d, index) for d in self._datasets]
         if _is_batch_index(index):
             return [tuple(col[i] for col in columns) for i in range(len(columns[0]))]
@@ -93,6 +100,7 @@ class DictDataset:
         return f"DictDataset(len={self._length}, keys={list(self._datasets)})"
 
     def __getitem__(self, index: Any) -> Any:
+        index = _normalise_index(index)
         columns = {k: _take(d, index) for k, d in self._datasets.items()}
         if _is_batch_index(index):
             n = len(next(iter(columns.values())))

@@ -7,6 +7,7 @@ import contextlib
 import math
 import multiprocessing.pool
 import warnings
+import weakref
 from typing import Any
 
 from kusari.iterators._state import IteratorState, StatefulIterator
@@ -14,6 +15,11 @@ from kusari.iterators._state import IteratorState, StatefulIterator
 
 class TimeoutWarning(RuntimeWarning):
     """A batch took longer than ``dataset_timeout`` seconds to load."""
+
+
+def _shutdown(pool: Any) -> None:
+    pool.terminate()
+    pool.join()
 
 
 class PooledIterator(StatefulIterator):
@@ -35,6 +41,7 @@ class PooledIterator(StatefulIterator):
             collections.deque()
         )
         self._ahead: IteratorState | None = None
+        self._finalizer: weakref.finalize | None = None
 
     def _make_pool(self) -> Any:
         raise NotImplementedError
@@ -58,6 +65,9 @@ class PooledIterator(StatefulIterator):
     def _fill(self) -> None:
         if self._pool is None:
             self._pool = self._make_pool()
+            # Stops the workers when the iterator is garbage-collected or at
+            # interpreter exit, even if finalize() is never called.
+            self._finalizer = weakref.finalize(self, _shutdown, self._pool)
         state = self._state if self._ahead is None else self._ahead
         while len(self._pending) < self.n_prefetch:
             state, indices = self._advance(state)
@@ -109,12 +119,12 @@ class PooledIterator(StatefulIterator):
 
     def finalize(self) -> None:
         """Stop the workers; a later ``next()`` starts new ones."""
-        pool, self._pool = self._pool, None
+        self._pool = None
         self._pending.clear()
         self._ahead = None
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+        finalizer, self._finalizer = self._finalizer, None
+        if finalizer is not None:
+            finalizer()  # runs _shutdown once and detaches it
 
     def __del__(self) -> None:
         # Best effort: at interpreter shutdown module globals may be gone.

@@ -15,7 +15,7 @@ class DaliIterator(Iterator):
     a transforming dataset instead.
 
     Example:
-        >>> DaliIterator(None, 32)
+        >>> DaliIterator(None, 32)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         ImportError: DaliIterator: NVIDIA DALI is not supported by kusari; ...

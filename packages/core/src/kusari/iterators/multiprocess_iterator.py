@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
-import weakref
 from typing import Any
 
 from kusari.iterators._pooled import PooledIterator, TimeoutWarning
@@ -27,11 +27,6 @@ def _worker_init(dataset: Any) -> None:
 
 def _worker_fetch(index: int) -> Any:
     return _worker_dataset[index]
-
-
-def _shutdown(pool: Any) -> None:
-    pool.terminate()
-    pool.join()
 
 
 class MultiprocessIterator(PooledIterator):
@@ -110,15 +105,23 @@ class MultiprocessIterator(PooledIterator):
         self.reset()
 
     def _make_pool(self) -> Any:
-        pool = self._context.Pool(
-            self.n_processes,
-            initializer=_worker_init,
-            initargs=(self.dataset,),
-            maxtasksperchild=self.maxtasksperchild,
-        )
-        # Guarantees the workers die with the iterator (or at exit) even if
-        # finalize() is never called.
-        weakref.finalize(self, _shutdown, pool)
+        method = self._context.get_start_method()
+        try:
+            pool = self._context.Pool(
+                self.n_processes,
+                initializer=_worker_init,
+                initargs=(self.dataset,),
+                maxtasksperchild=self.maxtasksperchild,
+            )
+        except (pickle.PicklingError, TypeError, AttributeError) as e:
+            if method == "fork":
+                raise
+            raise TypeError(
+                f"MultiprocessIterator: cannot send the dataset to worker processes "
+                f"started with {method!r}: {e}. With 'spawn' or 'forkserver' the "
+                "dataset must be picklable (no lambdas or open files); define "
+                "transforms at module level or use the 'fork' start method"
+            ) from e
         self._worker_pids = {p.pid for p in pool._pool}
         return pool
 

@@ -13,6 +13,7 @@ import io
 import os
 import pickletools
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any
 
@@ -144,9 +145,13 @@ def _pickle_holds_only_none(payload: bytes) -> bool:
             ops.append(opcode.name)
     except Exception:  # any parse failure means "not a None we recognise"
         return False
-    return any(
-        ops[i : i + 3] == ["EMPTY_LIST", "NONE", "APPEND"] for i in range(len(ops))
-    )
+    # Exactly one list, holding exactly one element, which is None. (A nested
+    # list such as [[None]] has two EMPTY_LISTs and is rejected.)
+    appends = ops.count("APPEND") + ops.count("APPENDS")
+    if ops.count("EMPTY_LIST") != 1 or appends != 1:
+        return False
+    i = ops.index("EMPTY_LIST")
+    return ops[i : i + 3] == ["EMPTY_LIST", "NONE", "APPEND"]
 
 
 def _is_pickled_none(npz: Any, key: str) -> bool:
@@ -249,7 +254,7 @@ class NpzDeserializer(serializer.Deserializer):
                 f"NpzDeserializer: {key!r} in {_describe_npz(self.npz)} holds a "
                 "pickled object; kusari never unpickles (allow_pickle=False)"
             ) from e
-        except (zipfile.BadZipFile, OSError, EOFError) as e:
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as e:
             raise ValueError(
                 f"NpzDeserializer: cannot read {key!r} from "
                 f"{_describe_npz(self.npz)}: the file is truncated or corrupt ({e})"

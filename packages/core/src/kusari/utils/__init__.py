@@ -13,6 +13,7 @@ from typing import Any
 import numpy
 
 from kusari.utils import type_check  # NOQA
+from kusari.utils.atomic import atomic_path, atomic_write  # NOQA
 
 
 def force_array(x: Any, dtype: Any = None) -> Any:

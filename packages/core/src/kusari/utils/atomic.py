@@ -28,7 +28,8 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO[
         >>> d = tempfile.mkdtemp()
         >>> with atomic_write(os.path.join(d, 'a.txt'), 'w') as f:
         ...     _ = f.write('hello')
-        >>> open(os.path.join(d, 'a.txt')).read()
+        >>> with open(os.path.join(d, 'a.txt')) as f:
+        ...     f.read()
         'hello'
     """
     if mode not in ("wb", "w"):
@@ -65,8 +66,10 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
         >>> import os, tempfile
         >>> d = tempfile.mkdtemp()
         >>> with atomic_path(os.path.join(d, 'b.txt')) as tmp:
-        ...     _ = open(tmp, 'w').write('hi')
-        >>> open(os.path.join(d, 'b.txt')).read()
+        ...     with open(tmp, 'w') as f:
+        ...         _ = f.write('hi')
+        >>> with open(os.path.join(d, 'b.txt')) as f:
+        ...     f.read()
         'hi'
     """
     path = os.fspath(path)

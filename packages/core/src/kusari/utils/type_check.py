@@ -348,7 +348,11 @@ Expr.__invert__ = lambda self: UnaryOperator(2, self, "~", operator.invert)  # t
 
 
 def in_light_mode() -> bool:
-    """True while a light-mode type check is running in this thread."""
+    """True inside ``with type_check.light_mode``.
+
+    The light checks that ``FunctionNode.apply`` runs are recognised by
+    their argument (a :class:`LightTypeInfoTuple`) rather than by this flag.
+    """
     return getattr(_thread_local, "light_mode", False)
 
 

@@ -32,7 +32,9 @@ class Table(TabularDataset):
                 cols = [c[indices] for c in cols]
             else:
                 cols = [
-                    c[list(indices)] if isinstance(c, np.ndarray) else [c[i] for i in indices]
+                    c[list(indices)]
+                    if isinstance(c, np.ndarray)
+                    else [c[i] for i in indices]
                     for c in cols
                 ]
         return tuple(cols)

@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from kusari_ui.api.common import get_project, get_result, int_arg, json_body
 from kusari_ui.app import get_db
+from kusari_ui.crawler import INGEST_LOCK as ingest_lock
 from kusari_ui.crawler import ingest_entries
 from kusari_ui.errors import ApiError, bad_request
 from kusari_ui.logreader import sanitize
@@ -64,9 +65,11 @@ def post_logs(project_id: int, result_id: int) -> ResponseReturnValue:
         raise bad_request(f"at most {MAX_POST_ENTRIES} entries per request")
     good = [sanitize(e) for e in entries if isinstance(e, dict)]
     session = get_db()
-    ingest_entries(session, result, good, reset=False)
-    result.last_activity = time.time()
-    session.commit()
+    with ingest_lock:  # concurrent posts to one run must not interleave
+        session.refresh(result)
+        ingest_entries(session, result, good, reset=False)
+        result.last_activity = time.time()
+        session.commit()
     return jsonify(
         {
             "accepted": len(good),

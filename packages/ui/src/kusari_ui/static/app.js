@@ -1,6 +1,6 @@
 /* kusari-ui page: projects, results table, charts, commands. Vanilla JS.
  * Every piece of data reaches the DOM through textContent or attribute
- * setters, never innerHTML, so run names/args/keys cannot inject markup. */
+ * setters, never HTML parsing, so run names/args/keys cannot inject markup. */
 'use strict';
 (function () {
   const API = '/api/v1';
@@ -97,7 +97,7 @@
         el('td', {}, el('a', { href: '#/projects/' + p.id, text: p.name })),
         el('td', { class: 'muted', text: p.path || '(logged over HTTP)' }),
         el('td', { class: 'num', text: p.resultCount }),
-        el('td', { class: 'muted', text: p.crawledAt || '' }))));
+        el('td', { class: 'muted', text: (p.crawledAt || '').replace('T', ' ').slice(0, 19) }))));
       if (!data.projects.length) {
         tbody.append(el('tr', {}, el('td', { colspan: 5, class: 'empty', text: 'No projects yet: register a result folder below, or run `kusari-ui project create -d DIR`.' })));
       }

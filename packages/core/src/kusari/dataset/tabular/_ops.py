@@ -113,6 +113,9 @@ class Concat(TabularDataset):
             return self._datasets[0].get_examples([], key_indices)
         return tuple(_join_chunks(col) for col in columns)
 
+    def convert(self, data: Any) -> Any:
+        return self._datasets[0].convert(data)
+
 
 class Join(TabularDataset):
     """Datasets of the same length placed side by side (column-wise)."""
@@ -167,6 +170,9 @@ class Join(TabularDataset):
             for i, js in wanted.items()
         }
         return tuple(fetched[owner[k][0]][owner[k][1]] for k in key_indices)
+
+    def convert(self, data: Any) -> Any:
+        return self._datasets[0].convert(data)
 
 
 class WithConverter(TabularDataset):

@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy
 
-from kusari import backend
+from kusari import backend, function_hook
+from kusari.configuration import hot_flags
 from kusari.function_node import FunctionNode
 from kusari.utils import force_array, type_check
-from kusari.variable import Variable, _array_types
+from kusari.variable import Variable, _array_types, _new_variable
 
 # -- helpers -------------------------------------------------------------
 
@@ -25,14 +26,37 @@ def _is_operand(x: Any) -> bool:
 
 
 def _check_scalar(value: Any, opname: str) -> Any:
-    if isinstance(value, (bool, int, float, numpy.number, numpy.bool_)):
+    # Python scalars are "weak" in NumPy 2 (they keep the array's dtype);
+    # NumPy scalars are not, so turn them into Python scalars once here.
+    if isinstance(value, (int, float)):
         return value
+    if isinstance(value, (numpy.number, numpy.bool_)):
+        return value.item()
     if isinstance(value, complex):
         raise TypeError(f"{opname}: complex constants are not supported")
     raise TypeError(
         f"{opname}: the other operand must be a Variable, an ndarray or a scalar, "
         f"got {type(value).__name__}"
     )
+
+
+def _plain() -> bool:
+    """True when arithmetic may run directly on arrays.
+
+    That is when nothing would observe the FunctionNode: no graph is being
+    recorded, no type checks, no debug checks and no function hooks. This is
+    the mode the backward pass runs in, so first-order backprop costs about
+    what the array arithmetic costs.
+    """
+    return hot_flags().plain and not function_hook._n_registered[0]
+
+
+def _data(x: Any) -> Any:
+    return x._data if isinstance(x, Variable) else x
+
+
+def _rg(x: Any) -> bool:
+    return isinstance(x, Variable) and x._requires_grad
 
 
 def _reduce_to(gx: Variable | None, shape: tuple[int, ...]) -> Variable | None:
@@ -53,9 +77,6 @@ def _check_binary(in_types: Any) -> None:
     type_check.expect_broadcast_shapes(in_types[0].shape, in_types[1].shape)
 
 
-def _check_unary(in_types: Any) -> None:
-    type_check._argname(in_types, ("x",))
-
 
 # -- negation and absolute value ----------------------------------------------
 
@@ -64,8 +85,6 @@ class Neg(FunctionNode):
     @property
     def label(self) -> str:
         return "__neg__"
-
-    check_type_forward = staticmethod(_check_unary)  # type: ignore[assignment]
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         return force_array(-x[0]),
@@ -76,6 +95,8 @@ class Neg(FunctionNode):
 
 def neg(self: Any) -> Variable:
     """Elementwise negation, ``-x``."""
+    if _plain():
+        return _new_variable(force_array(-_data(self)), _rg(self))
     return Neg().apply((self,))[0]
 
 
@@ -132,11 +153,9 @@ class AddConstant(FunctionNode):
     def label(self) -> str:
         return f"_ + {_scalar_label(self.value)}"
 
-    check_type_forward = staticmethod(_check_unary)  # type: ignore[assignment]
-
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        return force_array(x0 + x0.dtype.type(self.value)),
+        return force_array(x0 + self.value),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return grad_outputs[0],
@@ -179,8 +198,14 @@ def add(*xs: Any) -> Variable:
     if len(xs) == 2:
         lhs, rhs = xs
         if _is_operand(rhs):
+            if _plain():
+                return _new_variable(force_array(_data(lhs) + _data(rhs)),
+                                     _rg(lhs) or _rg(rhs))
             return Add().apply((lhs, rhs))[0]
-        return AddConstant(_check_scalar(rhs, "add")).apply((lhs,))[0]
+        value = _check_scalar(rhs, "add")
+        if _plain():
+            return _new_variable(force_array(_data(lhs) + value), _rg(lhs))
+        return AddConstant(value).apply((lhs,))[0]
     if len(xs) < 2:
         raise TypeError(f"add takes at least 2 inputs, got {len(xs)}")
     return MultiAdd().apply(xs)[0]
@@ -216,11 +241,9 @@ class SubFromConstant(FunctionNode):
     def label(self) -> str:
         return f"{_scalar_label(self.value)} - _"
 
-    check_type_forward = staticmethod(_check_unary)  # type: ignore[assignment]
-
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        return force_array(x0.dtype.type(self.value) - x0),
+        return force_array(self.value - x0),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return -grad_outputs[0],
@@ -229,15 +252,24 @@ class SubFromConstant(FunctionNode):
 def sub(self: Any, rhs: Any) -> Variable:
     """Elementwise difference, ``a - b``."""
     if _is_operand(rhs):
+        if _plain():
+            return _new_variable(force_array(_data(self) - _data(rhs)),
+                                 _rg(self) or _rg(rhs))
         return Sub().apply((self, rhs))[0]
-    return AddConstant(-_check_scalar(rhs, "sub")).apply((self,))[0]
+    value = _check_scalar(rhs, "sub")
+    if _plain():
+        return _new_variable(force_array(_data(self) - value), _rg(self))
+    return AddConstant(-value).apply((self,))[0]
 
 
 def rsub(self: Any, rhs: Any) -> Variable:
     """Reflected difference, ``rhs - self``."""
     if _is_operand(rhs):
         return Sub().apply((rhs, self))[0]
-    return SubFromConstant(_check_scalar(rhs, "rsub")).apply((self,))[0]
+    value = _check_scalar(rhs, "rsub")
+    if _plain():
+        return _new_variable(force_array(value - _data(self)), _rg(self))
+    return SubFromConstant(value).apply((self,))[0]
 
 
 # -- multiplication --------------------------------------------------------------
@@ -272,11 +304,9 @@ class MulConstant(FunctionNode):
     def label(self) -> str:
         return f"_ * {_scalar_label(self.value)}"
 
-    check_type_forward = staticmethod(_check_unary)  # type: ignore[assignment]
-
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        return force_array(x0.dtype.type(self.value) * x0),
+        return force_array(x0 * self.value),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return grad_outputs[0] * self.value,
@@ -285,8 +315,14 @@ class MulConstant(FunctionNode):
 def mul(self: Any, rhs: Any) -> Variable:
     """Elementwise product, ``a * b``."""
     if _is_operand(rhs):
+        if _plain():
+            return _new_variable(force_array(_data(self) * _data(rhs)),
+                                 _rg(self) or _rg(rhs))
         return Mul().apply((self, rhs))[0]
-    return MulConstant(_check_scalar(rhs, "mul")).apply((self,))[0]
+    value = _check_scalar(rhs, "mul")
+    if _plain():
+        return _new_variable(force_array(_data(self) * value), _rg(self))
+    return MulConstant(value).apply((self,))[0]
 
 
 # -- division ----------------------------------------------------------------
@@ -332,7 +368,7 @@ class DivFromConstant(FunctionNode):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         x0 = x[0]
-        return force_array(x0.dtype.type(self.value) / x0),
+        return force_array(self.value / x0),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x = self.get_retained_inputs()[0]
@@ -342,16 +378,22 @@ class DivFromConstant(FunctionNode):
 def div(self: Any, rhs: Any) -> Variable:
     """Elementwise true division, ``a / b``."""
     if _is_operand(rhs):
+        if _plain():
+            return _new_variable(force_array(_data(self) / _data(rhs)),
+                                 _rg(self) or _rg(rhs))
         return Div().apply((self, rhs))[0]
     value = _check_scalar(rhs, "div")
-    return MulConstant(1.0 / value).apply((self,))[0]
+    return mul(self, 1.0 / value)
 
 
 def rdiv(self: Any, rhs: Any) -> Variable:
     """Reflected division, ``rhs / self``."""
     if _is_operand(rhs):
         return Div().apply((rhs, self))[0]
-    return DivFromConstant(_check_scalar(rhs, "rdiv")).apply((self,))[0]
+    value = _check_scalar(rhs, "rdiv")
+    if _plain():
+        return _new_variable(force_array(value / _data(self)), _rg(self))
+    return DivFromConstant(value).apply((self,))[0]
 
 
 class FloorDiv(FunctionNode):
@@ -438,7 +480,7 @@ class PowVarConst(FunctionNode):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         x0 = x[0]
-        return force_array(x0 ** x0.dtype.type(self.value)),
+        return force_array(x0 ** self.value),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
@@ -463,7 +505,7 @@ class PowConstVar(FunctionNode):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
         x0 = x[0]
-        return force_array(x0.dtype.type(self.value) ** x0),
+        return force_array(self.value ** x0),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()

@@ -1,0 +1,51 @@
+"""Array comparison for tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from kusari.backends import cuda
+
+
+def assert_allclose(x: Any, y: Any, atol: float = 1e-5, rtol: float = 1e-4,
+                    verbose: bool = True) -> None:
+    """Assert that two arrays (or Variables) are elementwise close.
+
+    The failure message gives the shapes, dtypes, the worst element and its
+    errors (and the arrays themselves when ``verbose``).
+
+    Example:
+        >>> import numpy as np
+        >>> from kusari import testing
+        >>> testing.assert_allclose(np.ones(2), np.ones(2) + 1e-7)
+    """
+    x = cuda.to_cpu(getattr(x, "array", x))
+    y = cuda.to_cpu(getattr(y, "array", y))
+    x = numpy.asarray(x)
+    y = numpy.asarray(y)
+    try:
+        numpy.testing.assert_allclose(x, y, atol=atol, rtol=rtol, equal_nan=True)
+    except AssertionError as e:
+        if x.shape != y.shape:
+            raise AssertionError(f"shape mismatch: {x.shape} != {y.shape}") from None
+        xf = x.astype(numpy.float64)
+        yf = y.astype(numpy.float64)
+        err = numpy.abs(xf - yf)
+        tol = atol + rtol * numpy.abs(yf)
+        worst = numpy.unravel_index(numpy.argmax(err - tol), err.shape) if err.size else ()
+        lines = [
+            "arrays are not close",
+            f"shape: {x.shape}, dtypes: {x.dtype} vs {y.dtype}",
+            f"atol={atol}, rtol={rtol}",
+            f"max absolute error: {float(err.max()) if err.size else 0:.6g}",
+        ]
+        if err.size:
+            lines.append(
+                f"worst at index {tuple(int(i) for i in worst)}: {xf[worst]!r} vs "
+                f"{yf[worst]!r}"
+            )
+        if verbose:
+            lines.append(f"x: {x!r}\ny: {y!r}")
+        raise AssertionError("\n".join(lines) + f"\n{e}") from None

@@ -1,0 +1,22 @@
+"""Shared fixtures for kusari's core tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kusari.backends import cuda
+
+_gpu = pytest.mark.skipif(not cuda.available, reason="CuPy / a CUDA GPU is not available")
+
+
+@pytest.fixture(params=["@numpy", pytest.param("@cupy:0", marks=[pytest.mark.gpu, _gpu])])
+def device(request: pytest.FixtureRequest) -> str:
+    """Run a test on the CPU and, where CuPy is present, on GPU 0."""
+    return request.param
+
+
+@pytest.fixture(params=[np.float16, np.float32, np.float64], ids=["f16", "f32", "f64"])
+def float_dtype(request: pytest.FixtureRequest) -> type:
+    """The three float dtypes Chainer's functions support."""
+    return request.param
