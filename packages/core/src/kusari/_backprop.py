@@ -4,9 +4,9 @@ Functions are visited in decreasing rank, so every consumer of a variable is
 processed before its creator and each gradient is complete when it is used.
 Gradients live in a table keyed by node and are dropped as soon as they have
 been passed on. Unless the caller keeps the graph (``retain_grad`` or double
-backprop), each function also drops its inputs and retained arrays once its
-backward has run, so activations are freed while the backward pass proceeds
-instead of after it.
+backprop), the arrays that functions retained for backward are dropped as
+soon as the last function that needs them has run, so activations are freed
+while the backward pass proceeds instead of when the loss is dropped.
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from kusari import configuration, function_hook
+
+
+_FIRST = (0,)
 
 
 def freed_message(func: Any) -> str:
@@ -153,7 +156,7 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
         while heap:
             func = heappop(heap)[2]
             inputs = func.inputs
-            if inputs is None:
+            if inputs is None or func._freed:
                 raise RuntimeError(freed_message(func))
             out_refs = func.outputs
             if len(out_refs) == 1:
@@ -184,7 +187,10 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
                         var = y._variable()
                         if var is not None:
                             var._grad_var = g
-            targets = tuple([i for i, x in enumerate(inputs) if x.requires_grad])
+            if len(inputs) == 1:
+                targets = _FIRST if inputs[0].requires_grad else ()
+            else:
+                targets = tuple([i for i, x in enumerate(inputs) if x.requires_grad])
             if targets and any_grad:
                 hooks = None
                 if function_hook._n_registered[0] or func._local_function_hooks:
@@ -231,13 +237,15 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
                         heappush(heap, (-f.rank, counter, f))
                         counter += 1
             if free_graph:
+                # Every consumer of these outputs has run its backward (rank
+                # order), so the arrays retained for them can go. The graph's
+                # structure stays, small as it is, so unchain_backward still
+                # works; a second backward through here raises instead.
+                func._retained_output_data = None
                 for y in out_nodes_f:
-                    if y is not None and y._variable() is not None:
-                        break  # user code still holds an output: keep it usable
-                else:
-                    func.inputs = None
-                    func._retained_output_data = None
-                    func._freed = True
+                    if y is not None:
+                        y.data = None
+                func._freed = True
 
         if lazy:
             for node in leaves:

@@ -30,11 +30,19 @@ import numpy
 
 from kusari import _backprop, function_hook
 from kusari.backends import cuda
-from kusari.configuration import hot_flags
+from kusari.configuration import _generation, _hot, hot_flags
 from kusari.utils import type_check
-from kusari.variable import Variable, VariableNode, _array_types, _new_variable
+from kusari.variable import (
+    Variable,
+    VariableNode,
+    _array_types,
+    _new_variable,
+    _node_for_output,
+)
 
 _cuda_available = cuda.available
+_var_new = object.__new__
+_ref = weakref.ref
 
 
 class FunctionNode:
@@ -104,7 +112,9 @@ class FunctionNode:
         input_vars = [x if isinstance(x, Variable) else _as_input(x, self)
                       for x in inputs]
         in_data = tuple([x._data for x in input_vars])
-        flags = hot_flags()
+        flags = _hot
+        if flags.generation != _generation[0]:
+            flags = hot_flags()
         if flags.type_check and self._has_type_check:
             self._check_data_type_forward(in_data)
 
@@ -161,8 +171,16 @@ class FunctionNode:
         self.rank = rank
         self.inputs = tuple(in_nodes)
 
-        ret = tuple([_new_output(y, self, rank) for y in outputs])
-        self.outputs = tuple([weakref.ref(v._node) for v in ret])  # type: ignore
+        ret = []
+        refs = []
+        for y in outputs:
+            v = _var_new(Variable)
+            v._data = y
+            v._requires_grad = True
+            node = v._node = _node_for_output(v, y, self, rank)
+            ret.append(v)
+            refs.append(_ref(node))
+        self.outputs = tuple(refs)
 
         retain = self._input_indexes_to_retain
         if retain is not None:
@@ -171,7 +189,7 @@ class FunctionNode:
         retain = self._output_indexes_to_retain
         if retain is not None:
             self._retained_output_data = tuple([outputs[i] for i in retain])
-        return ret
+        return tuple(ret)
 
     def _all_hooks(self) -> list[Any]:
         hooks = list(function_hook.get_function_hooks().values())
@@ -180,6 +198,14 @@ class FunctionNode:
         return hooks
 
     def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        for i, d in enumerate(in_data):
+            if d is None:
+                raise RuntimeError(
+                    f"{self.label}: input {i} has no array (data is None). A "
+                    "Parameter was used before it was initialized: call "
+                    "param.initialize(shape), or let its link infer the shape "
+                    "on its first call."
+                )
         try:
             self.check_type_forward(type_check.LightTypeInfoTuple(in_data))
             return

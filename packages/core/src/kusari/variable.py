@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy
 
-from kusari import _backprop, backend
+from kusari import _backprop, backend, function_hook
 from kusari.backends import cuda
-from kusari.configuration import config
+from kusari.configuration import _generation, _hot, config
 
 _array_types: tuple[type, ...] = (numpy.ndarray,)
 if cuda.available:  # pragma: no cover - needs CuPy
@@ -122,6 +122,24 @@ class VariableNode:
 
     def __repr__(self) -> str:
         return f"<VariableNode {self.name or ''} {self.label}>"
+
+
+def _node_for_output(var: Variable, data: Any, creator: Any, rank: int) -> VariableNode:
+    """The node of a new function output (skips VariableNode.__init__'s work)."""
+    node = _node_new(VariableNode)
+    node._variable = weakref.ref(var)
+    node.creator_node = creator
+    node.rank = rank
+    node.name = None
+    node.requires_grad = True
+    node.data = None
+    node._old_style_grad_generator = None
+    node.shape = data.shape
+    node.dtype = data.dtype
+    return node
+
+
+_node_new = object.__new__
 
 
 def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
@@ -513,31 +531,64 @@ class Variable:
         self.__dict__.update(state)
 
     # -- operators (kusari.functions.math.basic_math) ---------------------
+    # The common operators first try the graph-free path: when no graph is
+    # recorded and nothing observes functions (no type checks, debug mode or
+    # hooks), they compute on the arrays directly. That is the mode backward
+    # runs in, so first-order backprop costs about as much as the arithmetic.
     def __neg__(self) -> Variable:
+        if _plain_ok():
+            return _plain_result(-self._data, self._requires_grad)
         return _bm.neg(self)
 
     def __abs__(self) -> Variable:
         return _bm.absolute(self)
 
     def __add__(self, other: Any) -> Variable:
+        if _plain_ok():
+            if type(other) is Variable:
+                return _plain_result(self._data + other._data,
+                                     self._requires_grad or other._requires_grad)
+            if type(other) is float or type(other) is int:
+                return _plain_result(self._data + other, self._requires_grad)
         return _bm.add(self, other)
 
     def __radd__(self, other: Any) -> Variable:
+        if _plain_ok() and (type(other) is float or type(other) is int):
+            return _plain_result(other + self._data, self._requires_grad)
         return _bm.add(self, other)
 
     def __sub__(self, other: Any) -> Variable:
+        if _plain_ok():
+            if type(other) is Variable:
+                return _plain_result(self._data - other._data,
+                                     self._requires_grad or other._requires_grad)
+            if type(other) is float or type(other) is int:
+                return _plain_result(self._data - other, self._requires_grad)
         return _bm.sub(self, other)
 
     def __rsub__(self, other: Any) -> Variable:
+        if _plain_ok() and (type(other) is float or type(other) is int):
+            return _plain_result(other - self._data, self._requires_grad)
         return _bm.rsub(self, other)
 
     def __mul__(self, other: Any) -> Variable:
+        if _plain_ok():
+            if type(other) is Variable:
+                return _plain_result(self._data * other._data,
+                                     self._requires_grad or other._requires_grad)
+            if type(other) is float or type(other) is int:
+                return _plain_result(self._data * other, self._requires_grad)
         return _bm.mul(self, other)
 
     def __rmul__(self, other: Any) -> Variable:
+        if _plain_ok() and (type(other) is float or type(other) is int):
+            return _plain_result(other * self._data, self._requires_grad)
         return _bm.mul(self, other)
 
     def __truediv__(self, other: Any) -> Variable:
+        if _plain_ok() and type(other) is Variable:
+            return _plain_result(self._data / other._data,
+                                 self._requires_grad or other._requires_grad)
         return _bm.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Variable:
@@ -575,6 +626,25 @@ class Variable:
             "the truth value of a kusari.Variable is ambiguous; use `x.array` "
             "(e.g. `bool(x.array)`) instead"
         )
+
+
+def _plain_ok() -> bool:
+    """True when Variable arithmetic may skip the FunctionNode machinery."""
+    h = _hot
+    return (h.plain and h.generation == _generation[0]
+            and not function_hook._n_registered[0])
+
+
+def _plain_result(y: Any, requires_grad: bool) -> Variable:
+    if type(y) is not numpy.ndarray and not isinstance(y, _array_types):
+        y = numpy.asarray(y)  # NumPy turns 0-dim results into scalars
+    v = _var_new(Variable)
+    v._data = y
+    v._requires_grad = requires_grad
+    return v
+
+
+_var_new = object.__new__
 
 
 def _new_variable(data: Any, requires_grad: bool) -> Variable:

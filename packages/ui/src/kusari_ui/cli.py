@@ -133,6 +133,7 @@ def server(
     from kusari_ui.crawler import Crawler
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     config: dict[str, object] = {"DATABASE_URL": obj["db"]}
     if _is_loopback(host):
         # A page on another site could point its own DNS name at 127.0.0.1

@@ -28,7 +28,15 @@ from sqlalchemy.orm import Session, sessionmaker
 from kusari_ui import commands as cmd_files
 from kusari_ui import downsample
 from kusari_ui.logreader import LogState, read_log
-from kusari_ui.models import LogChunk, Project, Result, SeriesCache, utcnow
+from kusari_ui.models import (
+    LogChunk,
+    Project,
+    Result,
+    SeriesCache,
+    pack_entries,
+    unpack_entries,
+    utcnow,
+)
 from kusari_ui.paths import is_within
 
 logger = logging.getLogger(__name__)
@@ -176,9 +184,9 @@ def _append_chunks(
         # one-entry rows behind them.
         if tail is not None and tail.count < CHUNK:
             room = CHUNK - tail.count
-            data = json.loads(tail.data)
+            data = unpack_entries(tail.data)
             data.extend(pending[:room])
-            tail.data = json.dumps(data, separators=(",", ":"), allow_nan=False)
+            tail.data = pack_entries(data)
             tail.count = len(data)
             start += min(room, len(pending))
             pending = pending[room:]
@@ -187,9 +195,7 @@ def _append_chunks(
             "result_id": result.id,
             "start": start + i,
             "count": len(pending[i : i + CHUNK]),
-            "data": json.dumps(
-                pending[i : i + CHUNK], separators=(",", ":"), allow_nan=False
-            ),
+            "data": pack_entries(pending[i : i + CHUNK]),
         }
         for i in range(0, len(pending), CHUNK)
     ]

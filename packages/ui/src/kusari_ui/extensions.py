@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import time
@@ -35,8 +36,9 @@ def _position(trainer: Any) -> dict[str, Any]:
 
 
 def _default_snapshot() -> Callable[[Any], Any]:
-    from kusari.training import extensions as kusari_extensions
-
+    # Imported by name so neither importing this module nor type checking it
+    # needs kusari.
+    kusari_extensions: Any = importlib.import_module("kusari.training.extensions")
     ext: Callable[[Any], Any] = kusari_extensions.snapshot()
     return ext
 

@@ -10,6 +10,9 @@ raw entries.
 from __future__ import annotations
 
 import datetime as _dt
+import json
+import zlib
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -17,6 +20,7 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -89,8 +93,28 @@ class Result(Base):
     project: Mapped[Project] = relationship(back_populates="results")
 
 
+def pack_entries(entries: list[dict[str, Any]]) -> bytes:
+    """Pack log entries for a :class:`LogChunk` (zlib-compressed JSON).
+
+    Metric names repeat in every entry, so compression shrinks a chunk by
+    about an order of magnitude for little CPU.
+
+    Example:
+        >>> unpack_entries(pack_entries([{"epoch": 1}]))
+        [{'epoch': 1}]
+    """
+    text = json.dumps(entries, separators=(",", ":"), allow_nan=False)
+    return zlib.compress(text.encode("utf-8"), 1)
+
+
+def unpack_entries(blob: bytes) -> list[dict[str, Any]]:
+    """Inverse of :func:`pack_entries`."""
+    data: list[dict[str, Any]] = json.loads(zlib.decompress(blob))
+    return data
+
+
 class LogChunk(Base):
-    """A block of consecutive log entries of one run, packed as a JSON list."""
+    """A block of consecutive log entries of one run (see pack_entries)."""
 
     __tablename__ = "log_chunks"
 
@@ -100,7 +124,7 @@ class LogChunk(Base):
     )
     start: Mapped[int] = mapped_column(Integer)
     count: Mapped[int] = mapped_column(Integer)
-    data: Mapped[str] = mapped_column(Text)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class SeriesCache(Base):

@@ -280,7 +280,8 @@ _INVERSE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 class BoolBinaryOperator(BinaryOperator, Testable):
     def __init__(self, lhs: Any, rhs: Any, exp: str, func: Any) -> None:
-        super().__init__(-1, lhs, rhs, exp, func)
+        # Comparisons bind loosest, so their operands never need parentheses.
+        super().__init__(10, lhs, rhs, exp, func)
 
     def expect(self) -> None:
         left = _eval(self.lhs)

@@ -21,7 +21,7 @@ from kusari_ui.crawler import INGEST_LOCK as ingest_lock
 from kusari_ui.crawler import ingest_entries
 from kusari_ui.errors import ApiError, bad_request
 from kusari_ui.logreader import sanitize
-from kusari_ui.models import LogChunk, Result, SeriesCache
+from kusari_ui.models import LogChunk, Result, SeriesCache, unpack_entries
 
 bp = Blueprint("logs", __name__)
 
@@ -46,7 +46,7 @@ def get_logs(project_id: int, result_id: int) -> ResponseReturnValue:
     )
     entries: list[Any] = []
     for chunk in chunks:
-        data = json.loads(chunk.data)
+        data = unpack_entries(chunk.data)
         lo = max(0, offset - chunk.start)
         entries.extend(data[lo : lo + limit - len(entries)])
     return jsonify({"entries": entries, "offset": offset, "total": result.n_entries})

@@ -26,7 +26,28 @@ class Sigmoid(FunctionNode):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()
-        return grad_outputs[0] * (y * (1.0 - y)),
+        return SigmoidGrad().apply((y, grad_outputs[0]))
+
+
+class SigmoidGrad(FunctionNode):
+    """``gy * y * (1 - y)`` in one node; inputs are ``(y, gy)``."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        y, gy = inputs
+        one = y.dtype.type(1)
+        return force_array(gy * y * (one - y)),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        y, gy = self.get_retained_inputs()
+        ggx, = grad_outputs
+        ret: list[Any] = []
+        for i in indexes:
+            if i == 0:
+                ret.append(ggx * gy * (1.0 - 2.0 * y))
+            else:
+                ret.append(SigmoidGrad().apply((y, ggx))[0])
+        return tuple(ret)
 
 
 def sigmoid(x: Any) -> Variable:

@@ -22,7 +22,28 @@ class Tanh(FunctionNode):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()
-        return grad_outputs[0] * (1.0 - y * y),
+        return TanhGrad().apply((y, grad_outputs[0]))
+
+
+class TanhGrad(FunctionNode):
+    """``gy * (1 - y * y)`` in one node; inputs are ``(y, gy)``."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        y, gy = inputs
+        one = y.dtype.type(1)
+        return force_array(gy * (one - y * y)),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        y, gy = self.get_retained_inputs()
+        ggx, = grad_outputs
+        ret: list[Any] = []
+        for i in indexes:
+            if i == 0:
+                ret.append(-2.0 * ggx * gy * y)
+            else:
+                ret.append(TanhGrad().apply((y, ggx))[0])
+        return tuple(ret)
 
 
 def tanh(x: Any) -> Variable:

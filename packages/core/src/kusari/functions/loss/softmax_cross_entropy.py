@@ -108,8 +108,27 @@ class SoftmaxCrossEntropy(FunctionNode):
         if x_arr.ndim != 2:
             shape = (x_arr.shape[0],) + x_arr.shape[2:] + (x_arr.shape[1],)
             g2 = xp.moveaxis(g2.reshape(shape), -1, 1)
-        gx = Variable(xp.ascontiguousarray(g2, dtype=x_arr.dtype), requires_grad=False)
-        return gx, None
+        gx = xp.ascontiguousarray(g2, dtype=x_arr.dtype)
+        return _SoftmaxCrossEntropyGradNoDoubleBackprop(gx).apply(
+            (x, grad_outputs[0]))[0], None
+
+
+class _SoftmaxCrossEntropyGradNoDoubleBackprop(FunctionNode):
+    """The gradient, precomputed; differentiating it again is an error (as in Chainer)."""
+
+    def __init__(self, gx: Any) -> None:
+        self._gx = gx
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gx = self._gx
+        del self._gx
+        return gx,
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        raise RuntimeError(
+            "F.softmax_cross_entropy was called with 'enable_double_backprop=False' "
+            "argument, but double-backprop is actually being performed. Please "
+            "specify 'enable_double_backprop=True' explicitly.")
 
 
 def _double_backprop_sce(x: Any, t: Any, normalize: bool, class_weight: Any,
@@ -165,7 +184,8 @@ def _soft_target_loss(x: Any, t: Any, reduce: str, kind: str) -> Variable:
             f"'kl-divergence', got {kind!r}"
         )
     if reduce == "mean":
-        return _sum(losses) * (1.0 / losses.shape[0])
+        # averaged over every (sample, position) pair, as Chainer does
+        return _sum(losses) * (1.0 / max(losses.size, 1))
     return losses
 
 

@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy
 
-from kusari.utils import type_check
+from kusari import backend
+from kusari.function_node import FunctionNode
+from kusari.utils import force_array, type_check
 
 
 def check_float(in_types: Any, names: tuple[str, ...] = ("x",)) -> None:
@@ -59,3 +61,72 @@ def special(name: str, fname: str, xp: Any) -> Any:
         raise ImportError(f"{fname} requires SciPy (scipy.special.{name}); "
                           "install scipy to use it") from e
     return getattr(ss, name)
+
+
+def flip_axis(x: Any, axis: int) -> Any:
+    """``x`` reversed along ``axis`` (differentiable, via get_item)."""
+    from kusari.functions.array.get_item import get_item
+
+    return get_item(x, (slice(None),) * axis + (slice(None, None, -1),))
+
+
+def move_axis_last(x: Any, axis: int) -> tuple[Any, tuple[int, ...] | None]:
+    """Transpose ``axis`` to the end; returns the result and the inverse permutation."""
+    from kusari.functions.array.transpose import transpose
+
+    nd = x.ndim
+    if axis == nd - 1:
+        return x, None
+    perm = tuple([a for a in range(nd) if a != axis]) + (axis,)
+    inv = tuple(int(i) for i in numpy.argsort(perm))
+    return transpose(x, perm), inv
+
+
+def normalize_int_axis(axis: Any, ndim: int, fname: str) -> int:
+    if not isinstance(axis, (int, numpy.integer)) or isinstance(axis, bool):
+        raise TypeError(f"{fname}: axis must be an int or None, got {axis!r}")
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"{fname}: axis {axis} is out of bounds for an array of ndim {ndim}")
+    return int(axis) % max(ndim, 1)
+
+
+def linalg(fname: str, func: Any, a: Any) -> Any:
+    """Run a ``numpy.linalg``-style function (float16 is computed in float32)."""
+    dtype = a.dtype
+    if dtype == numpy.float16:
+        a = a.astype(numpy.float32)
+    try:
+        y = func(a)
+    except numpy.linalg.LinAlgError as e:
+        raise numpy.linalg.LinAlgError(f"{fname}: {e}") from None
+    return y.astype(dtype, copy=False)
+
+
+def check_square(in_types: Any, ndim: int, fname: str) -> None:
+    """One float input of ``ndim`` axes whose last two are equal."""
+    type_check._argname(in_types, ("a",))
+    a = in_types[0]
+    type_check.expect(a.dtype.kind == "f", a.ndim == ndim)
+    type_check.expect(a.shape[ndim - 1] == a.shape[ndim - 2])
+
+
+class SpecialUnary(FunctionNode):
+    """An elementwise special function of one float input (SciPy-backed).
+
+    Subclasses set ``name`` (the ``scipy.special`` name, also the label) and
+    define ``backward``; the input and the output are retained.
+    """
+
+    name = "erf"
+    check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        self.retain_outputs((0,))
+        x, = inputs
+        f = special(self.name, self.name, backend.get_array_module(x))
+        return force_array(f(x), x.dtype),

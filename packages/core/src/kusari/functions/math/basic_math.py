@@ -21,17 +21,20 @@ from kusari.variable import Variable, _array_types, _new_variable
 # -- helpers -------------------------------------------------------------
 
 
+_operand_types = (Variable, *_array_types)
+
+
 def _is_operand(x: Any) -> bool:
-    return isinstance(x, (Variable, *_array_types))
+    return isinstance(x, _operand_types)
 
 
 def _check_scalar(value: Any, opname: str) -> Any:
     # Python scalars are "weak" in NumPy 2 (they keep the array's dtype);
     # NumPy scalars are not, so turn them into Python scalars once here.
+    if isinstance(value, (numpy.number, numpy.bool_)):
+        return value.item()  # also catches numpy.float64, a float subclass
     if isinstance(value, (int, float)):
         return value
-    if isinstance(value, (numpy.number, numpy.bool_)):
-        return value.item()
     if isinstance(value, complex):
         raise TypeError(f"{opname}: complex constants are not supported")
     raise TypeError(

@@ -103,3 +103,29 @@ def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variab
         (2, 4)
     """
     return MatMul(transa, transb).apply((a, b))[0]
+
+
+def batch_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variable:
+    """Batched matrix product of ``(B, N, M)`` arrays (deprecated in Chainer; use matmul).
+
+    A 2-D operand ``(B, N)`` is taken as a batch of column vectors ``(B, N, 1)``.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.functions as F
+        >>> F.batch_matmul(np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)).shape
+        (2, 3, 5)
+    """
+    from kusari.functions.array.reshape import reshape
+    from kusari.variable import as_variable
+
+    a = as_variable(a)
+    b = as_variable(b)
+    if a.ndim == 2:
+        a = reshape(a, a.shape + (1,))
+    if b.ndim == 2:
+        b = reshape(b, b.shape + (1,))
+    if a.ndim != 3 or b.ndim != 3:
+        raise type_check.InvalidType("batch_matmul: a.ndim in (2, 3) and b.ndim in (2, 3)",
+                                     f"a.ndim={a.ndim}, b.ndim={b.ndim}")
+    return matmul(a, b, transa, transb)

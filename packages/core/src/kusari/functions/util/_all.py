@@ -1,3 +1,5 @@
 """Public names of kusari.functions.util (re-exported by kusari.functions)."""
 
-__all__: list[str] = []
+from kusari.functions.util.forget import forget
+
+__all__ = ["forget"]

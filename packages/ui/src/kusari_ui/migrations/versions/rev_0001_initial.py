@@ -62,7 +62,7 @@ def upgrade() -> None:
         ),
         sa.Column("start", sa.Integer(), nullable=False),
         sa.Column("count", sa.Integer(), nullable=False),
-        sa.Column("data", sa.Text(), nullable=False),
+        sa.Column("data", sa.LargeBinary(), nullable=False),
     )
     op.create_index("ix_log_chunks_result_id", "log_chunks", ["result_id"])
     op.create_table(

@@ -1,0 +1,47 @@
+"""``maximum``: the elementwise larger of two arrays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kusari import backend
+from kusari.function_node import FunctionNode
+from kusari.functions.math._helpers import check_float
+from kusari.utils import force_array, type_check
+from kusari.variable import Variable
+
+
+class Maximum(FunctionNode):
+    @property
+    def label(self) -> str:
+        return "maximum"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        check_float(in_types, ("x1", "x2"))
+        type_check.expect(in_types[0].shape == in_types[1].shape)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x1, x2 = inputs
+        xp = backend.get_array_module(x1)
+        cond = x1 >= x2
+        self._m1 = cond.astype(x1.dtype)
+        self._m2 = (~cond).astype(x1.dtype)
+        return force_array(xp.maximum(x1, x2), x1.dtype),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        return tuple([gy * (self._m1 if i == 0 else self._m2) for i in indexes])
+
+
+def maximum(x1: Any, x2: Any) -> Variable:
+    """Elementwise larger of two same-shaped inputs.
+
+    Where they are equal the gradient goes to ``x1``.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.functions as F
+        >>> F.maximum(np.array([1., 4.], np.float32), np.array([3., 2.], np.float32)).shape
+        (2,)
+    """
+    return Maximum().apply((x1, x2))[0]

@@ -1,0 +1,80 @@
+"""``tensordot``: contraction of two arrays over given axes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kusari.variable import Variable, as_variable
+
+
+def _axes_lists(axes: Any, a_ndim: int, b_ndim: int) -> tuple[list[int], list[int]]:
+    if isinstance(axes, int):
+        if axes < 0 or axes > a_ndim or axes > b_ndim:
+            raise ValueError(f"tensordot: axes={axes} is invalid for inputs of ndim "
+                             f"{a_ndim} and {b_ndim}")
+        return list(range(a_ndim - axes, a_ndim)), list(range(axes))
+    try:
+        aa, bb = axes
+    except (TypeError, ValueError):
+        raise TypeError(f"tensordot: axes must be an int or a pair of sequences, "
+                        f"got {axes!r}") from None
+    aa = [aa] if isinstance(aa, int) else list(aa)
+    bb = [bb] if isinstance(bb, int) else list(bb)
+    if len(aa) != len(bb):
+        raise ValueError(f"tensordot: axes {axes!r} have different lengths")
+    for lst, nd in ((aa, a_ndim), (bb, b_ndim)):
+        for i, v in enumerate(lst):
+            if not -nd <= v < nd:
+                raise ValueError(f"tensordot: axis {v} is out of bounds for ndim {nd}")
+            lst[i] = v % nd
+    return aa, bb
+
+
+def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
+    """Sum of products over the given axes of ``a`` and ``b`` (``numpy.tensordot``).
+
+    Args:
+        a: First input.
+        b: Second input.
+        axes: An int ``N`` (the last ``N`` axes of ``a`` with the first ``N`` of
+            ``b``) or a pair of axis sequences.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.functions as F
+        >>> F.tensordot(np.ones((2, 3, 4), np.float32), np.ones((3, 4, 5), np.float32)).shape
+        (2, 5)
+    """
+    from kusari.functions.array.reshape import reshape
+    from kusari.functions.array.transpose import transpose
+    from kusari.functions.math.matmul import matmul
+    from kusari.utils import type_check
+
+    a = as_variable(a)
+    b = as_variable(b)
+    if a.dtype != b.dtype or a.dtype.kind != "f":
+        raise type_check.InvalidType("tensordot: a.dtype == b.dtype (float)",
+                                     f"{a.dtype}, {b.dtype}")
+    aa, bb = _axes_lists(axes, a.ndim, b.ndim)
+    for i, j in zip(aa, bb):
+        if a.shape[i] != b.shape[j]:
+            raise type_check.InvalidType(
+                f"tensordot: a.shape[{i}] == b.shape[{j}]", f"{a.shape[i]} != {b.shape[j]}")
+    a_free = [i for i in range(a.ndim) if i not in aa]
+    b_free = [i for i in range(b.ndim) if i not in bb]
+    k = 1
+    for i in aa:
+        k *= a.shape[i]
+    m = 1
+    for i in a_free:
+        m *= a.shape[i]
+    n = 1
+    for i in b_free:
+        n *= b.shape[i]
+    pa = tuple(a_free + aa)
+    pb = tuple(bb + b_free)
+    a2 = transpose(a, pa) if pa != tuple(range(a.ndim)) else a
+    b2 = transpose(b, pb) if pb != tuple(range(b.ndim)) else b
+    y = matmul(reshape(a2, (m, k)), reshape(b2, (k, n)))
+    out_shape = tuple([a.shape[i] for i in a_free] + [b.shape[i] for i in b_free])
+    return reshape(y, out_shape)

@@ -1,0 +1,312 @@
+"""Batch normalization with batch statistics, and with fixed statistics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from kusari import backend
+from kusari.function_node import FunctionNode
+from kusari.functions.array.broadcast import broadcast_to
+from kusari.functions.array.reshape import reshape
+from kusari.functions.math.sum import sum as _sum
+from kusari.utils import force_array, type_check
+from kusari.variable import Variable
+
+# -- helpers shared by the batch-normalization family ---------------------------
+
+
+def compute_axis(x_ndim: int, gamma_ndim: int, axis: Any, fname: str) -> tuple[int, ...]:
+    """The normalized (reduced) axes: by default all but ``1 .. gamma.ndim``."""
+    if axis is None:
+        return (0,) + tuple(range(gamma_ndim + 1, x_ndim))
+    if isinstance(axis, int) and not isinstance(axis, bool):
+        axis = (axis,)
+    if not (isinstance(axis, tuple) and all(isinstance(a, int) for a in axis)):
+        raise TypeError(f"{fname}: axis must be None, an int or a tuple of ints, "
+                        f"got {axis!r}")
+    out = tuple(a % x_ndim if -x_ndim <= a < x_ndim else a for a in axis)
+    if any(not 0 <= a < x_ndim for a in out):
+        raise ValueError(f"{fname}: axis {axis!r} is out of bounds for an input of "
+                         f"ndim {x_ndim}")
+    if len(set(out)) != len(out) or list(out) != sorted(out):
+        raise ValueError(f"{fname}: axis must be sorted and unique, got {axis!r}")
+    return out
+
+
+def check_bn_types(in_types: Any, names: tuple[str, ...], axis: Any, fname: str) -> None:
+    """``x`` float; the others float, alike, shaped as ``x``'s non-reduced axes."""
+    type_check._argname(in_types, names)
+    x_type, gamma_type = in_types[0], in_types[1]
+    type_check.expect(x_type.dtype.kind == "f", gamma_type.dtype.kind == "f",
+                      x_type.ndim >= gamma_type.ndim + 1)
+    for t in in_types[2:]:
+        type_check.expect(t.dtype == gamma_type.dtype, t.shape == gamma_type.shape)
+    x_ndim = type_check.eval(x_type.ndim)
+    red = compute_axis(x_ndim, type_check.eval(gamma_type.ndim), axis, fname)
+    key = [i for i in range(x_ndim) if i not in red]
+    type_check.expect(gamma_type.ndim == len(key))
+    for i, k in enumerate(key):
+        type_check.expect(x_type.shape[k] == gamma_type.shape[i])
+
+
+def stat_dtype(dtype: Any) -> Any:
+    """float16 statistics are computed in float32."""
+    return numpy.dtype(numpy.float32) if dtype == numpy.float16 else numpy.dtype(dtype)
+
+
+def bcast_shape(x_shape: tuple[int, ...], axis: tuple[int, ...]) -> tuple[int, ...]:
+    """``x_shape`` with ones on the reduced axes."""
+    return tuple(1 if i in axis else s for i, s in enumerate(x_shape))
+
+
+def update_running(running_mean: Any, running_var: Any, mean: Any, var: Any,
+                   decay: float, m: int) -> None:
+    """Exponential moving averages, in place; the variance is made unbiased."""
+    if running_mean is not None:
+        running_mean *= decay
+        running_mean += ((1 - decay) * mean).astype(running_mean.dtype, copy=False)
+    if running_var is not None:
+        adjust = m / max(m - 1.0, 1.0)
+        running_var *= decay
+        running_var += ((1 - decay) * adjust * var).astype(running_var.dtype, copy=False)
+
+
+def _mean_keep(v: Variable, axis: tuple[int, ...], m: int) -> Variable:
+    return _sum(v, axis=axis, keepdims=True) * (1.0 / m)
+
+
+# -- batch statistics -------------------------------------------------------------
+
+
+class BatchNormalization(FunctionNode):
+    """``gamma * (x - mean) / sqrt(var + eps) + beta`` with the batch's mean and var."""
+
+    def __init__(self, eps: float = 2e-5, running_mean: Any = None,
+                 running_var: Any = None, decay: float = 0.9, axis: Any = None) -> None:
+        self.eps = eps
+        self.running_mean = running_mean
+        self.running_var = running_var
+        self.decay = decay
+        self.axis = axis
+
+    def check_type_forward(self, in_types: Any) -> None:
+        check_bn_types(in_types, ("x", "gamma", "beta"), self.axis, "batch_normalization")
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, gamma, beta = inputs
+        xp = backend.get_array_module(x)
+        axis = compute_axis(x.ndim, gamma.ndim, self.axis, "batch_normalization")
+        bshape = bcast_shape(x.shape, axis)
+        m = x.size // max(gamma.size, 1)
+        cdt = stat_dtype(x.dtype)
+        xc = x.astype(cdt, copy=False)
+        mean = xc.mean(axis=axis)
+        xm = xc - mean.reshape(bshape)
+        var = (xm * xm).mean(axis=axis)
+        inv_std = 1 / xp.sqrt(var + cdt.type(self.eps))
+        x_hat = xm * inv_std.reshape(bshape)
+        y = x_hat * gamma.astype(cdt, copy=False).reshape(bshape) \
+            + beta.astype(cdt, copy=False).reshape(bshape)
+        update_running(self.running_mean, self.running_var, mean, var, self.decay, m)
+        self._axis, self._bshape, self._m = axis, bshape, m
+        self.x_hat, self.inv_std = x_hat, inv_std
+        self.mean = mean
+        return force_array(y, x.dtype),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        x, gamma = self.get_retained_inputs()
+        f = BatchNormalizationGrad(self._axis, self._bshape, self._m, self.x_hat,
+                                   self.inv_std)
+        return f.apply((x, gamma, grad_outputs[0]))
+
+
+class BatchNormalizationGrad(FunctionNode):
+    """``(x, gamma, gy) -> (gx, ggamma, gbeta)`` of batch normalization, fused.
+
+    With ``x_hat`` and ``inv_std`` from the forward pass and ``m`` elements per
+    channel::
+
+        gbeta  = sum(gy)
+        ggamma = sum(gy * x_hat)
+        gx     = gamma * inv_std * (gy - (x_hat * ggamma + gbeta) / m)
+    """
+
+    def __init__(self, axis: tuple[int, ...], bshape: tuple[int, ...], m: int,
+                 x_hat: Any, inv_std: Any) -> None:
+        self.axis = axis
+        self.bshape = bshape
+        self.m = m
+        self.x_hat = x_hat
+        self.inv_std = inv_std
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((1, 2))
+        x, gamma, gy = inputs
+        axis, bshape = self.axis, self.bshape
+        cdt = self.x_hat.dtype
+        g = gy.astype(cdt, copy=False)
+        gbeta = g.sum(axis=axis)
+        ggamma = (g * self.x_hat).sum(axis=axis)
+        self.gbeta_mean = gbeta / self.m
+        self.ggamma_mean = ggamma / self.m
+        scale = (gamma.astype(cdt, copy=False) * self.inv_std).reshape(bshape)
+        gx = scale * (g - self.x_hat * self.ggamma_mean.reshape(bshape)
+                      - self.gbeta_mean.reshape(bshape))
+        return (force_array(gx, x.dtype), force_array(ggamma, gamma.dtype),
+                force_array(gbeta, gamma.dtype))
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        # Second-order terms; x_hat and inv_std are taken as constants of x
+        # through the projection P(v) = v - E[v] - x_hat * E[x_hat * v].
+        gamma, gy = self.get_retained_inputs()
+        ggx, gggamma, ggbeta = grad_outputs
+        axis, bshape, m = self.axis, self.bshape, self.m
+        dt = gy.dtype
+        xh = self.x_hat.astype(dt, copy=False)
+        inv = self.inv_std.astype(dt, copy=False)
+        inv_b = inv.reshape(bshape)
+        a_b = self.ggamma_mean.astype(dt, copy=False).reshape(bshape)
+        b_b = self.gbeta_mean.astype(dt, copy=False).reshape(bshape)
+        gamma_b = reshape(gamma, bshape)
+
+        g_x = g_gamma = g_gy = c = None
+        if ggx is not None:
+            e_ggx = _mean_keep(ggx, axis, m)
+            e_ggx_xh = _mean_keep(ggx * xh, axis, m)
+            g_gy = gamma_b * inv_b * (ggx - xh * e_ggx_xh - e_ggx)
+            q = _mean_keep(ggx * (gy - xh * a_b - b_b), axis, m)
+            g_gamma = reshape(q, gamma.shape) * (inv * m)
+            c = -(gamma_b * inv_b) * (e_ggx_xh * gy + ggx * a_b)
+            g_x = -(gamma_b * (inv_b * inv_b)) * q * xh
+        if gggamma is not None:
+            gg_b = reshape(gggamma, bshape)
+            g_gy = gg_b * xh if g_gy is None else g_gy + gg_b * xh
+            c = gg_b * gy if c is None else c + gg_b * gy
+        if ggbeta is not None:
+            gb_b = reshape(ggbeta, bshape)
+            g_gy = gb_b if g_gy is None else g_gy + gb_b
+        if c is not None:
+            proj = c - _mean_keep(c, axis, m) - xh * _mean_keep(c * xh, axis, m)
+            g_x = inv_b * proj if g_x is None else g_x + inv_b * proj
+        if g_gy is not None and g_gy.shape != gy.shape:
+            g_gy = broadcast_to(g_gy, gy.shape)
+        return g_x, g_gamma, g_gy
+
+
+def batch_normalization(x: Any, gamma: Any, beta: Any, *, eps: float = 2e-5,
+                        running_mean: Any = None, running_var: Any = None,
+                        decay: float = 0.9, axis: Any = None) -> Variable:
+    """Batch normalization with the statistics of the given batch.
+
+    ``y = gamma * (x - mean) / sqrt(var + eps) + beta``, where ``mean`` and
+    ``var`` (the biased variance) are taken over ``axis``.
+
+    Args:
+        x: Input of a float dtype.
+        gamma: Scale, shaped as ``x``'s non-normalized axes.
+        beta: Shift, shaped as ``gamma``.
+        eps: Added to the variance.
+        running_mean: Array updated in place to
+            ``decay * running_mean + (1 - decay) * mean`` (None: not tracked).
+        running_var: Array updated in place likewise with the unbiased variance.
+        decay: Decay of the running averages.
+        axis: The normalized axes (int or sorted tuple); by default ``0`` and
+            every axis after ``1 .. gamma.ndim``.
+
+    Returns:
+        ~kusari.Variable: Output of ``x``'s shape and dtype.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.functions as F
+        >>> x = np.array([[0.], [2.]], np.float32)
+        >>> y = F.batch_normalization(x, np.ones(1, np.float32), np.zeros(1, np.float32))
+        >>> np.round(y.array, 3)
+        array([[-1.],
+               [ 1.]], dtype=float32)
+    """
+    return BatchNormalization(eps, running_mean, running_var, decay, axis).apply(
+        (x, gamma, beta))[0]
+
+
+# -- fixed statistics ---------------------------------------------------------------
+
+
+class FixedBatchNormalization(FunctionNode):
+    """``gamma * (x - mean) / sqrt(var + eps) + beta`` with given ``mean`` and ``var``."""
+
+    def __init__(self, eps: float = 2e-5, axis: Any = None) -> None:
+        self.eps = eps
+        self.axis = axis
+
+    def check_type_forward(self, in_types: Any) -> None:
+        check_bn_types(in_types, ("x", "gamma", "beta", "mean", "var"), self.axis,
+                       "fixed_batch_normalization")
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 3, 4))
+        x, gamma, beta, mean, var = inputs
+        xp = backend.get_array_module(x)
+        axis = compute_axis(x.ndim, gamma.ndim, self.axis, "fixed_batch_normalization")
+        bshape = bcast_shape(x.shape, axis)
+        cdt = stat_dtype(x.dtype)
+        inv_std = 1 / xp.sqrt(var.astype(cdt, copy=False) + cdt.type(self.eps))
+        scale = gamma.astype(cdt, copy=False) * inv_std
+        shift = beta.astype(cdt, copy=False) - mean.astype(cdt, copy=False) * scale
+        y = x.astype(cdt, copy=False) * scale.reshape(bshape) + shift.reshape(bshape)
+        self._axis, self._bshape = axis, bshape
+        return force_array(y, x.dtype),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        x, gamma, mean, var = self.get_retained_inputs()
+        gy, = grad_outputs
+        axis, bshape = self._axis, self._bshape
+        pshape = gamma.shape
+        inv = (var + self.eps) ** -0.5
+        gamma_b = reshape(gamma, bshape)
+        inv_b = reshape(inv, bshape)
+        xm = x - reshape(mean, bshape)
+        ret: list[Any] = []
+        for i in indexes:
+            if i == 0:
+                ret.append(gy * (gamma_b * inv_b))
+            elif i == 1:
+                ret.append(reshape(_sum(gy * xm, axis=axis), pshape) * inv)
+            elif i == 2:
+                ret.append(reshape(_sum(gy, axis=axis), pshape))
+            elif i == 3:
+                ret.append(-reshape(_sum(gy, axis=axis), pshape) * gamma * inv)
+            else:
+                gsum = reshape(_sum(gy * xm, axis=axis), pshape)
+                ret.append(gsum * gamma * (-0.5) * inv * inv * inv)
+        return tuple(ret)
+
+
+def fixed_batch_normalization(x: Any, gamma: Any, beta: Any, mean: Any, var: Any,
+                              eps: float = 2e-5, axis: Any = None) -> Variable:
+    """Batch normalization with given statistics (inference mode).
+
+    ``y = gamma * (x - mean) / sqrt(var + eps) + beta``; every input is
+    differentiable.
+
+    Args:
+        x: Input of a float dtype.
+        gamma: Scale, shaped as ``x``'s non-normalized axes.
+        beta: Shift.
+        mean: The mean to subtract.
+        var: The variance to divide by (after adding ``eps``).
+        eps: Added to ``var``.
+        axis: The normalized axes, as in :func:`batch_normalization`.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.functions as F
+        >>> one, zero = np.ones(1, np.float32), np.zeros(1, np.float32)
+        >>> F.fixed_batch_normalization(np.array([[3.]], np.float32), one, zero,
+        ...                             one, one * 4, eps=0.).array
+        array([[1.]], dtype=float32)
+    """
+    return FixedBatchNormalization(eps, axis).apply((x, gamma, beta, mean, var))[0]

@@ -1,0 +1,607 @@
+"""Optimizers' base classes: hyperparameters, per-parameter update rules.
+
+An :class:`Optimizer` owns a target link. A :class:`GradientMethod` gives
+every parameter of the link its own :class:`UpdateRule`; each rule keeps the
+per-parameter state (moments, accumulators) and a child
+:class:`Hyperparameter` whose missing attributes fall back to the
+optimizer's, so ``optimizer.lr = 0.1`` reaches every rule while
+``param.update_rule.hyperparam.lr = 0.0`` overrides one parameter.
+
+Example:
+    >>> import numpy as np
+    >>> import kusari
+    >>> from kusari import optimizers
+    >>> class Model(kusari.Link):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         with self.init_scope():
+    ...             self.w = kusari.Parameter(np.array([1.0], dtype=np.float32))
+    >>> model = Model()
+    >>> opt = optimizers.SGD(lr=0.5).setup(model)
+    >>> opt.update(lambda: kusari.functions.sum(model.w * model.w))
+    >>> model.w.array
+    array([0.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import collections
+import copy
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy
+
+from kusari import backend
+from kusari import serializer as serializer_module
+from kusari.variable import Variable
+
+_TIMINGS = ("auto", "pre", "post")
+
+
+class Hyperparameter:
+    """A set of hyperparameters that falls back to a parent set.
+
+    Reading an attribute this object does not hold asks the parent, so a
+    rule's hyperparameters follow the optimizer's until overridden.
+
+    Args:
+        parent: The fallback :class:`Hyperparameter`, or None.
+
+    Example:
+        >>> parent = Hyperparameter()
+        >>> parent.lr = 0.1
+        >>> child = Hyperparameter(parent)
+        >>> child.lr
+        0.1
+        >>> child.lr = 0.2
+        >>> (parent.lr, child.lr)
+        (0.1, 0.2)
+        >>> child
+        Hyperparameter(lr=0.2)
+    """
+
+    def __init__(self, parent: Hyperparameter | None = None) -> None:
+        self._parent = parent
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for attributes not found normally.
+        if name.startswith("__") or "_parent" not in self.__dict__:
+            raise AttributeError(name)
+        parent = self.__dict__["_parent"]
+        if parent is None:
+            raise AttributeError(f"hyperparameter {name!r} is not set")
+        return getattr(parent, name)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        d = self.get_dict()
+        items = ", ".join(f"{k}={d[k]}" for k in sorted(d))
+        return f"Hyperparameter({items})"
+
+    @property
+    def parent(self) -> Hyperparameter | None:
+        """The parent hyperparameter set."""
+        return self._parent
+
+    def get_dict(self) -> dict[str, Any]:
+        """All hyperparameters, the parent's overridden by this object's."""
+        d = {} if self._parent is None else self._parent.get_dict()
+        for k, v in self.__dict__.items():
+            if k != "_parent":
+                d[k] = v
+        return d
+
+
+class HyperparameterProxy:
+    """Class attribute forwarding to ``self.hyperparam.<name>``.
+
+    Args:
+        attr_name: The hyperparameter's name.
+    """
+
+    def __init__(self, attr_name: str) -> None:
+        self._attr_name = attr_name
+        self.__doc__ = f"Alias of ``self.hyperparam.{attr_name}``."
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return getattr(obj.hyperparam, self._attr_name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        setattr(obj.hyperparam, self._attr_name, value)
+
+
+def make_deprecation_message(name: str) -> str:
+    """The warning text of the deprecated hook aliases in this module."""
+    return (
+        f"kusari.optimizer.{name} is deprecated; use "
+        f"kusari.optimizer_hooks.{name} instead."
+    )
+
+
+def _add_hook_to(pre: dict[str, Any], post: dict[str, Any], hook: Any,
+                 name: str | None, timing: str) -> str:
+    """Register ``hook`` in ``pre`` or ``post``; returns the timing used."""
+    if not callable(hook):
+        raise TypeError(f"hook must be callable, got {type(hook).__name__}")
+    if timing not in _TIMINGS:
+        raise ValueError(f"timing must be one of {_TIMINGS}, got {timing!r}")
+    if timing == "auto":
+        timing = getattr(hook, "timing", "pre")
+        if timing not in ("pre", "post"):
+            raise ValueError(
+                f"hook.timing must be 'pre' or 'post', got {timing!r}")
+    if name is None:
+        name = getattr(hook, "name", None) or getattr(hook, "__name__", None)
+    if name is None:
+        raise ValueError("the hook has no name; pass name=")
+    if name in pre or name in post:
+        raise KeyError(f'hook "{name}" already exists')
+    (pre if timing == "pre" else post)[name] = hook
+    return timing
+
+
+class UpdateRule:
+    """Updates one parameter from its gradient, keeping per-parameter state.
+
+    Subclasses implement :meth:`update_core_cpu` / :meth:`update_core_gpu`
+    (in-place array updates) and :meth:`init_state` (fills :attr:`state`).
+
+    Args:
+        parent_hyperparam: The hyperparameters to fall back to.
+
+    Attributes:
+        enabled: When False, :meth:`update` does nothing.
+        hyperparam: This rule's :class:`Hyperparameter`.
+        t: Number of updates done so far.
+    """
+
+    is_elementwise = False
+
+    def __init__(self, parent_hyperparam: Hyperparameter | None = None) -> None:
+        self._pre_update_hooks: dict[str, Any] = collections.OrderedDict()
+        self._post_update_hooks: dict[str, Any] = collections.OrderedDict()
+        self._state: dict[str, Any] | None = None
+        self.enabled = True
+        self.hyperparam = Hyperparameter(parent_hyperparam)
+        self.t = 0
+        self._use_fp32_update = False
+        self._fp32_param: Variable | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.hyperparam!r}, t={self.t})"
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        """The per-parameter state dictionary (None before the first update)."""
+        return self._state
+
+    def add_hook(self, hook: Callable[..., Any], name: str | None = None,
+                 timing: str = "auto") -> None:
+        """Add a hook called as ``hook(rule, param)`` around each update.
+
+        Args:
+            hook: The callable.
+            name: Its name; ``hook.name`` or ``hook.__name__`` by default.
+            timing: ``'pre'`` (before the update), ``'post'``, or ``'auto'``
+                (``hook.timing``, else ``'pre'``).
+        """
+        _add_hook_to(self._pre_update_hooks, self._post_update_hooks, hook,
+                     name, timing)
+
+    def remove_hook(self, name: str) -> None:
+        """Remove the hook registered as ``name``."""
+        if name in self._pre_update_hooks:
+            del self._pre_update_hooks[name]
+        else:
+            del self._post_update_hooks[name]
+
+    def update(self, param: Any) -> None:
+        """Update ``param`` with its gradient (divided by its loss scale)."""
+        if not self.enabled:
+            return
+        self.t += 1
+        if self._use_fp32_update and param.dtype == numpy.float16:
+            self._update_through_fp32(param)
+            return
+        if param.array is not None:
+            self._prepare(param)
+        if param._loss_scale is not None and param.grad is not None:
+            param.grad /= param._loss_scale
+        for hook in list(self._pre_update_hooks.values()):
+            hook(self, param)
+        self.update_core(param)
+        for hook in list(self._post_update_hooks.values()):
+            hook(self, param)
+
+    def _update_through_fp32(self, param: Any) -> None:
+        if self._fp32_param is None:
+            self._fp32_param = Variable(param.array.astype(numpy.float32),
+                                        name=param.name)
+        fp32 = self._fp32_param
+        fp32.grad = None if param.grad is None else param.grad.astype(numpy.float32)
+        self._prepare(fp32)
+        if param._loss_scale is not None and fp32.grad is not None:
+            fp32.grad /= param._loss_scale
+        for hook in list(self._pre_update_hooks.values()):
+            hook(self, fp32)
+        self.update_core(fp32)
+        for hook in list(self._post_update_hooks.values()):
+            hook(self, fp32)
+        param.array[...] = fp32.array.astype(param.dtype)
+        fp32.grad = None
+
+    def update_core(self, param: Any) -> None:
+        """Dispatch to :meth:`update_core_cpu` or :meth:`update_core_gpu`."""
+        if backend.get_array_module(param.array) is numpy:
+            self.update_core_cpu(param)
+        else:
+            with backend.using_device(backend.get_device_from_array(param.array)):
+                self.update_core_gpu(param)
+
+    def update_core_cpu(self, param: Any) -> None:
+        """Update a parameter held in NumPy arrays."""
+        raise NotImplementedError
+
+    def update_core_gpu(self, param: Any) -> None:
+        """Update a parameter held in CuPy arrays."""
+        raise NotImplementedError
+
+    def init_state(self, param: Any) -> None:
+        """Fill :attr:`state` for ``param`` (called before the first update)."""
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load ``t`` and every state entry."""
+        self.t = serializer("t", self.t)
+        if self._state is None:
+            if isinstance(serializer, serializer_module.Deserializer):
+                self._load_uninitialized_state(serializer)
+            return
+        for key in list(self._state):
+            self._state[key] = serializer(key, self._state[key])
+
+    def _load_uninitialized_state(self, serializer: Any) -> None:
+        # Learn the state's keys by initializing a throw-away copy for a dummy
+        # parameter, then read those keys from the snapshot.
+        probe = copy.copy(self)
+        probe._state = {}
+        dummy = numpy.zeros(1, dtype=numpy.float32)
+        probe.init_state(Variable(dummy, grad=dummy.copy()))
+        state: dict[str, Any] = {}
+        for key in probe._state:
+            try:
+                value = serializer(key, None)
+            except KeyError:
+                if self.enabled:
+                    raise
+                value = None
+            if value is None:
+                return  # not in the snapshot: keep the state uninitialized
+            state[key] = value
+        self._state = state
+
+    def _prepare(self, param: Any) -> None:
+        device = backend.get_device_from_array(param.array)
+        if self._state is None:
+            self._state = {}
+            self.init_state(param)
+        for name, value in self._state.items():
+            if isinstance(value, (numpy.ndarray, numpy.generic)) or (
+                    hasattr(value, "__cuda_array_interface__")):
+                self._state[name] = device.send(value)
+
+    def use_fp32_update(self, flag: bool = True) -> None:
+        """Update float16 parameters through a float32 master copy."""
+        self._use_fp32_update = flag
+
+
+class Optimizer:
+    """Base class of optimizers.
+
+    Attributes:
+        target: The link being optimized (set by :meth:`setup`).
+        t: Number of :meth:`update` calls.
+        epoch: Current epoch, advanced by :meth:`new_epoch`.
+        use_auto_new_epoch: True when an updater calls ``new_epoch(auto=True)``.
+    """
+
+    target: Any = None
+    t = 0
+    epoch = 0
+    use_auto_new_epoch = False
+    _pre_update_hooks: dict[str, Any] | None = None
+    _post_update_hooks: dict[str, Any] | None = None
+    _loss_scale: float | None = None
+    _loss_scale_max = 65504.0
+    _loss_scaling_is_dynamic = False
+    _loss_scaling_multiplier = 2.0
+    _loss_scaling_isnan = False
+    _loss_scaling_isnan_ever = False
+
+    def setup(self, link: Any) -> Optimizer:
+        """Attach the optimizer to ``link``; returns ``self``."""
+        from kusari.link import Link
+
+        if not isinstance(link, Link):
+            raise TypeError(
+                f"optimization target must be a Link, got {type(link).__name__}")
+        self.target = link
+        self.t = 0
+        self.epoch = 0
+        self._pre_update_hooks = collections.OrderedDict()
+        self._post_update_hooks = collections.OrderedDict()
+        return self
+
+    def update(self, lossfun: Callable[..., Any] | None = None, *args: Any,
+               **kwds: Any) -> None:
+        """Update the target's parameters."""
+        raise NotImplementedError
+
+    def new_epoch(self, auto: bool = False) -> None:
+        """Count one more epoch.
+
+        Args:
+            auto: True when called by an updater with ``auto_new_epoch``.
+        """
+        if auto:
+            if not self.use_auto_new_epoch:
+                raise RuntimeError(
+                    "new_epoch(auto=True) called but use_auto_new_epoch is False; "
+                    "pass auto_new_epoch=True to the updater")
+        elif self.use_auto_new_epoch:
+            raise RuntimeError(
+                "new_epoch() called while the updater already calls it "
+                "(use_auto_new_epoch is True); pass auto_new_epoch=False to the "
+                "updater or stop calling new_epoch yourself")
+        self.epoch += 1
+
+    def _require_setup(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        if self._pre_update_hooks is None or self._post_update_hooks is None:
+            raise RuntimeError("call setup() before adding or calling hooks")
+        return self._pre_update_hooks, self._post_update_hooks
+
+    def add_hook(self, hook: Any, name: str | None = None,
+                 timing: str = "auto") -> None:
+        """Register an optimizer hook.
+
+        A hook with ``call_for_each_param = True`` is called as
+        ``hook(param.update_rule, param)`` for each parameter, others as
+        ``hook(optimizer)``.
+
+        Args:
+            hook: The hook.
+            name: Its name (``hook.name`` by default).
+            timing: ``'pre'``, ``'post'`` or ``'auto'`` (``hook.timing``).
+        """
+        pre, post = self._require_setup()
+        _add_hook_to(pre, post, hook, name, timing)
+
+    def remove_hook(self, name: str) -> None:
+        """Remove the hook registered as ``name``."""
+        pre, post = self._require_setup()
+        if name in pre:
+            del pre[name]
+        else:
+            del post[name]
+
+    def call_hooks(self, timing: str = "pre") -> None:
+        """Call the hooks registered for ``timing`` (``'pre'`` or ``'post'``)."""
+        if timing not in ("pre", "post"):
+            raise ValueError(f"timing must be 'pre' or 'post', got {timing!r}")
+        pre, post = self._require_setup()
+        hooks = pre if timing == "pre" else post
+        for hook in list(hooks.values()):
+            self._call_hook(hook)
+            self.reallocate_cleared_grads()
+
+    def _call_hook(self, hook: Any) -> None:
+        if getattr(hook, "call_for_each_param", False):
+            for param in self.target.params():
+                hook(param.update_rule, param)
+        else:
+            hook(self)
+
+    def reallocate_cleared_grads(self) -> None:
+        """Give a zero gradient to every initialized parameter without one."""
+        for param in self.target.params(include_uninit=False):
+            if param.grad is None:
+                xp = backend.get_array_module(param.array)
+                param.grad = xp.zeros_like(param.array)
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load ``t``, ``epoch`` and every update rule's state.
+
+        A rule's state lives under its parameter's path, e.g. ``l1/W/m``.
+        """
+        self.t = serializer("t", self.t)
+        self.epoch = serializer("epoch", self.epoch)
+        if self._loss_scaling_is_dynamic:
+            self._loss_scale = serializer("loss_scale", self._loss_scale)
+        for name, param in self.target.namedparams():
+            rule = getattr(param, "update_rule", None)
+            if rule is not None:
+                rule.serialize(serializer[name.lstrip("/")])
+
+    def loss_scaling(self, interval: int = 1000, scale: float | None = None) -> None:
+        """Configure loss scaling for float16 training.
+
+        Args:
+            interval: Updates between doublings of a dynamic scale.
+            scale: A fixed scale; None means dynamic scaling (start at 1,
+                double every ``interval`` safe updates, halve on inf/NaN
+                gradients, whose update is then skipped).
+        """
+        if scale is None:
+            if interval < 1:
+                raise ValueError(f"interval must be >= 1, got {interval}")
+            self._loss_scaling_is_dynamic = True
+            self._loss_scale = 1.0
+            self._loss_scaling_multiplier = math.pow(2.0, 1.0 / interval)
+            self._loss_scaling_isnan_ever = False
+        else:
+            if scale <= 0:
+                raise ValueError(f"loss scale must be positive, got {scale}")
+            self._loss_scaling_is_dynamic = False
+            self._loss_scale = scale
+
+    def set_loss_scale(self, loss_scale: float) -> None:
+        """Use a fixed loss scale."""
+        self.loss_scaling(scale=loss_scale)
+
+    def check_nan_in_grads(self) -> None:
+        """Record whether any gradient is inf/NaN (dynamic scaling only)."""
+        self._loss_scaling_isnan = False
+        if not self._loss_scaling_is_dynamic:
+            return
+        for param in self.target.params(include_uninit=False):
+            if param.grad is None:
+                continue
+            xp = backend.get_array_module(param.grad)
+            if not bool(xp.all(xp.isfinite(param.grad))):
+                self._loss_scaling_isnan = True
+                self._loss_scaling_isnan_ever = True
+                return
+
+    def is_safe_to_update(self) -> bool:
+        """False when the last gradients held inf/NaN under dynamic scaling."""
+        return not self._loss_scaling_isnan
+
+    def update_loss_scale(self) -> None:
+        """Grow or shrink a dynamic loss scale after an update."""
+        if not self._loss_scaling_is_dynamic or self._loss_scale is None:
+            return
+        if self._loss_scaling_isnan:
+            multiplier = 0.5
+        elif self._loss_scaling_isnan_ever:
+            multiplier = self._loss_scaling_multiplier
+        else:
+            multiplier = 2.0
+        self._loss_scale = max(
+            1.0, min(self._loss_scale_max, self._loss_scale * multiplier))
+
+
+class GradientMethod(Optimizer):
+    """Optimizer updating each parameter from its gradient with an UpdateRule.
+
+    Subclasses implement :meth:`create_update_rule`.
+    """
+
+    def __init__(self) -> None:
+        self.hyperparam = Hyperparameter()
+        self._use_fp32_update = False
+        self._use_cleargrads = True
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.hyperparam!r})"
+
+    def setup(self, link: Any) -> GradientMethod:
+        super().setup(link)
+        for param in link.params():
+            param.update_rule = self.create_update_rule()
+            if self._use_fp32_update:
+                param.update_rule.use_fp32_update()
+        return self
+
+    def create_update_rule(self) -> UpdateRule:
+        """A new update rule for one parameter."""
+        raise NotImplementedError
+
+    def use_cleargrads(self, use: bool = True) -> None:
+        """Deprecated: choose cleargrads (default) or zerograds in update."""
+        warnings.warn("GradientMethod.use_cleargrads is deprecated.",
+                      DeprecationWarning, stacklevel=2)
+        self._use_cleargrads = use
+
+    def use_fp32_update(self, flag: bool = True) -> None:
+        """Update float16 parameters through float32 master copies."""
+        self._use_fp32_update = flag
+        if self.target is not None:
+            for param in self.target.params():
+                if param.update_rule is not None:
+                    param.update_rule.use_fp32_update(flag)
+
+    def update(self, lossfun: Callable[..., Any] | None = None, *args: Any,
+               **kwds: Any) -> None:
+        """Update the parameters.
+
+        With ``lossfun``, first compute ``loss = lossfun(*args, **kwds)``,
+        clear the gradients and backpropagate (scaled by the loss scale).
+        Then run the pre hooks, every parameter's update rule, and the post
+        hooks.
+        """
+        if lossfun is not None:
+            loss = lossfun(*args, **kwds)
+            if getattr(self, "_use_cleargrads", True):
+                self.target.cleargrads()
+            else:
+                self.target.zerograds()
+            loss.backward(loss_scale=self._loss_scale)
+            del loss
+        self.reallocate_cleared_grads()
+        self.check_nan_in_grads()
+        self.call_hooks("pre")
+        self.t += 1
+        if self.is_safe_to_update():
+            for param in self.target.params():
+                param.update()
+        self.reallocate_cleared_grads()
+        self.call_hooks("post")
+        self.update_loss_scale()
+
+
+# Deprecated aliases kept for code written against Chainer < v4.
+from kusari import optimizer_hooks as _hooks  # noqa: E402
+
+
+class WeightDecay(_hooks.WeightDecay):
+    """Deprecated alias of :class:`kusari.optimizer_hooks.WeightDecay`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(make_deprecation_message("WeightDecay"),
+                      DeprecationWarning, stacklevel=2)
+        super().__init__(*args, **kwargs)
+
+
+class Lasso(_hooks.Lasso):
+    """Deprecated alias of :class:`kusari.optimizer_hooks.Lasso`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(make_deprecation_message("Lasso"),
+                      DeprecationWarning, stacklevel=2)
+        super().__init__(*args, **kwargs)
+
+
+class GradientClipping(_hooks.GradientClipping):
+    """Deprecated alias of :class:`kusari.optimizer_hooks.GradientClipping`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(make_deprecation_message("GradientClipping"),
+                      DeprecationWarning, stacklevel=2)
+        super().__init__(*args, **kwargs)
+
+
+class GradientNoise(_hooks.GradientNoise):
+    """Deprecated alias of :class:`kusari.optimizer_hooks.GradientNoise`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(make_deprecation_message("GradientNoise"),
+                      DeprecationWarning, stacklevel=2)
+        super().__init__(*args, **kwargs)
+
+
+class GradientHardClipping(_hooks.GradientHardClipping):
+    """Deprecated alias of :class:`kusari.optimizer_hooks.GradientHardClipping`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(make_deprecation_message("GradientHardClipping"),
+                      DeprecationWarning, stacklevel=2)
+        super().__init__(*args, **kwargs)

@@ -1,0 +1,56 @@
+"""SGD: vanilla stochastic gradient descent, ``W -= lr * g``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kusari import optimizer
+from kusari.optimizers._util import kernel, set_hyperparams
+
+_default_hyperparam = optimizer.Hyperparameter()
+_default_hyperparam.lr = 0.01
+
+
+class SGDRule(optimizer.UpdateRule):
+    """Update rule of :class:`SGD`.
+
+    Args:
+        parent_hyperparam: Hyperparameters to fall back to.
+        lr: Learning rate.
+    """
+
+    is_elementwise = True
+
+    def __init__(self, parent_hyperparam: Any = None, lr: float | None = None) -> None:
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        set_hyperparams(self, lr=lr)
+
+    def update_core_cpu(self, param: Any) -> None:
+        grad = param.grad
+        if grad is None:
+            return
+        param.array -= self.hyperparam.lr * grad
+
+    def update_core_gpu(self, param: Any) -> None:
+        grad = param.grad
+        if grad is None:
+            return
+        kernel("T grad, T lr", "T param", "param -= lr * grad", "sgd")(
+            grad, self.hyperparam.lr, param.array)
+
+
+class SGD(optimizer.GradientMethod):
+    """Vanilla stochastic gradient descent.
+
+    Args:
+        lr: Learning rate.
+    """
+
+    def __init__(self, lr: float = _default_hyperparam.lr) -> None:
+        super().__init__()
+        self.hyperparam.lr = lr
+
+    lr = optimizer.HyperparameterProxy("lr")
+
+    def create_update_rule(self) -> SGDRule:
+        return SGDRule(self.hyperparam)

@@ -1,0 +1,167 @@
+import numpy as np
+import pytest
+
+import kusari.functions as F
+from kusari import Variable
+from kusari.testing import check_op
+from kusari.utils import type_check
+
+
+def _log_softmax(x):
+    m = x.max(axis=1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=1, keepdims=True))
+
+
+def _ref(x, t, normalize=True, class_weight=None, ignore_label=-1, reduce="mean"):
+    log_p = np.moveaxis(_log_softmax(x), 1, -1).reshape(-1, x.shape[1])
+    t1 = t.ravel()
+    valid = t1 != ignore_label
+    idx = np.where(valid, t1, 0)
+    w = valid.astype(np.float64)
+    if class_weight is not None:
+        w = w * class_weight[idx]
+    loss = -log_p[np.arange(len(t1)), idx] * w
+    if reduce == "no":
+        return loss.reshape(t.shape)
+    count = valid.sum() if normalize else x.shape[0]
+    return np.asarray(loss.sum() / max(count, 1))
+
+
+def _labels(shape, low=-1, high=3):
+    def gen(rng, dtype):
+        return rng.integers(low, high, shape).astype(np.int32)
+    return gen
+
+
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("x_shape, t_shape", [((4, 3), (4,)), ((2, 3, 2, 2), (2, 2, 2))])
+def test_softmax_cross_entropy(x_shape, t_shape, normalize, reduce, float_dtype, device):
+    # enable_double_backprop=False (the default): Chainer raises on double backprop.
+    check_op(lambda x, t: F.softmax_cross_entropy(x, t, normalize=normalize, reduce=reduce),
+             lambda x, t: _ref(x, t, normalize=normalize, reduce=reduce),
+             [x_shape, _labels(t_shape)], dtype=float_dtype, device=device,
+             double_backward=False)
+
+
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+@pytest.mark.parametrize("x_shape, t_shape", [((4, 3), (4,)), ((2, 3, 2, 2), (2, 2, 2))])
+def test_softmax_cross_entropy_double_backprop(x_shape, t_shape, reduce, float_dtype,
+                                               device):
+    check_op(lambda x, t: F.softmax_cross_entropy(x, t, reduce=reduce,
+                                                  enable_double_backprop=True),
+             lambda x, t: _ref(x, t, reduce=reduce), [x_shape, _labels(t_shape)],
+             dtype=float_dtype, device=device)
+
+
+@pytest.mark.parametrize("enable_double_backprop", [False, True])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_softmax_cross_entropy_class_weight(reduce, enable_double_backprop, float_dtype):
+    cw = np.array([0.5, 2.0, 1.5], dtype=float_dtype)
+    check_op(lambda x, t: F.softmax_cross_entropy(
+                 x, t, class_weight=cw, reduce=reduce,
+                 enable_double_backprop=enable_double_backprop),
+             lambda x, t: _ref(x, t, class_weight=cw.astype(np.float64), reduce=reduce),
+             [(5, 3), _labels((5,))], dtype=float_dtype,
+             double_backward=enable_double_backprop)
+
+
+@pytest.mark.parametrize("cache_score", [True, False])
+def test_softmax_cross_entropy_cache_score(cache_score):
+    check_op(lambda x, t: F.softmax_cross_entropy(x, t, cache_score=cache_score),
+             lambda x, t: _ref(x, t), [(4, 3), _labels((4,))], dtype=np.float64,
+             double_backward=False)
+
+
+@pytest.mark.parametrize("enable_double_backprop", [False, True])
+def test_softmax_cross_entropy_ignore_label(enable_double_backprop):
+    x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    t = np.array([0, 5, 2, 5], np.int32)
+    y = F.softmax_cross_entropy(x, t, ignore_label=5, reduce="no",
+                                enable_double_backprop=enable_double_backprop)
+    expected = _ref(x.astype(np.float64), t, ignore_label=5, reduce="no")
+    np.testing.assert_allclose(y.array, expected, rtol=1e-5)
+    assert y.array[1] == 0 and y.array[3] == 0
+    m = F.softmax_cross_entropy(x, t, ignore_label=5,
+                                enable_double_backprop=enable_double_backprop)
+    np.testing.assert_allclose(m.array, expected.sum() / 2, rtol=1e-5)
+
+
+def test_softmax_cross_entropy_all_ignored():
+    x = Variable(np.zeros((2, 3), np.float32))
+    y = F.softmax_cross_entropy(x, np.array([-1, -1], np.int32))
+    assert float(y.array) == 0.0
+    y.backward()
+    assert not x.grad.any()
+
+
+def test_softmax_cross_entropy_double_backprop_disabled_raises():
+    x = Variable(np.random.default_rng(0).standard_normal((2, 3)))
+    y = F.softmax_cross_entropy(x, np.array([0, 1], np.int32))
+    y.backward(enable_double_backprop=True)
+    with pytest.raises(RuntimeError, match="enable_double_backprop=True"):
+        F.sum(x.grad_var * x.grad_var).backward()
+
+
+def _soft_ref(x, t, reduce, kind):
+    log_p = _log_softmax(x)
+    if kind == "cross-entropy":
+        loss = -(t * log_p).sum(axis=1)
+    else:
+        loss = (t * (np.log(np.where(t > 0, t, 1)) - log_p)).sum(axis=1)
+    return np.asarray(loss.mean()) if reduce == "mean" else loss
+
+
+@pytest.mark.parametrize("kind", ["cross-entropy", "kl-divergence"])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 2)])
+def test_softmax_cross_entropy_soft_target(shape, reduce, kind, float_dtype, device):
+    def soft(rng, dtype):
+        p = rng.uniform(0.1, 1, shape)
+        return (p / p.sum(axis=1, keepdims=True)).astype(dtype)
+
+    # t is not differentiated; gradient_check leaves such float inputs in the
+    # test dtype while x goes to float64, so cast t to x's dtype here.
+    check_op(lambda x, t: F.softmax_cross_entropy(x, t.array.astype(x.dtype),
+                                                  reduce=reduce, soft_target_loss=kind),
+             lambda x, t: _soft_ref(x, t, reduce, kind), [shape, soft],
+             dtype=float_dtype, device=device, no_grads=[False, True])
+
+
+def test_softmax_cross_entropy_bad_soft_target_loss():
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(ValueError, match="soft_target_loss"):
+        F.softmax_cross_entropy(x, np.full((2, 3), 1 / 3, np.float32),
+                                soft_target_loss="hinge")
+
+
+def test_softmax_cross_entropy_soft_target_shape_mismatch():
+    with pytest.raises(type_check.InvalidType):
+        F.softmax_cross_entropy(np.zeros((2, 3), np.float32),
+                                np.zeros((2, 4), np.float32))
+
+
+@pytest.mark.parametrize("enable_double_backprop", [False, True])
+def test_softmax_cross_entropy_label_out_of_range(enable_double_backprop):
+    with pytest.raises(ValueError, match="labels must be in"):
+        F.softmax_cross_entropy(np.zeros((2, 3), np.float32), np.array([0, 3], np.int32),
+                                enable_double_backprop=enable_double_backprop)
+
+
+def test_softmax_cross_entropy_bad_reduce():
+    with pytest.raises(ValueError, match="reduce"):
+        F.softmax_cross_entropy(np.zeros((2, 3), np.float32), np.zeros(2, np.int32),
+                                reduce="sum")
+
+
+def test_softmax_cross_entropy_bad_class_weight():
+    with pytest.raises(ValueError, match="class_weight"):
+        F.softmax_cross_entropy(np.zeros((2, 3), np.float32), np.zeros(2, np.int32),
+                                class_weight=np.ones(4, np.float32))
+
+
+def test_softmax_cross_entropy_bad_shapes():
+    with pytest.raises(type_check.InvalidType, match="SoftmaxCrossEntropy"):
+        F.softmax_cross_entropy(np.zeros((2, 3), np.float32), np.zeros(3, np.int32))
+    with pytest.raises(type_check.InvalidType):
+        F.softmax_cross_entropy(np.zeros((2, 3, 2), np.float32), np.zeros((2, 3), np.int32))

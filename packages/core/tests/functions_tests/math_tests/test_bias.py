@@ -1,0 +1,37 @@
+import numpy as np
+import pytest
+
+import kusari.functions as F
+from kusari.testing import check_op
+from kusari.utils import type_check
+
+CASES = [((3, 4, 2), (4,), 1), ((3, 4, 2), (4, 2), 1), ((3, 4), (3,), 0),
+         ((3, 4, 2), (2,), -1), ((3, 4), (3, 4), 0)]
+
+
+def _ref(x, y, axis):
+    axis = axis % x.ndim
+    return y.reshape((1,) * axis + y.shape + (1,) * (x.ndim - axis - y.ndim))
+
+
+@pytest.mark.parametrize("xs,ys,axis", CASES)
+def test_bias(xs, ys, axis, float_dtype, device):
+    # "* 1.0": see the engine workaround note in test_identity.py.
+    check_op(lambda x, y: F.bias(x, y, axis) * 1.0, lambda x, y: x + _ref(x, y, axis),
+             [xs, ys], dtype=float_dtype, device=device)
+
+
+def test_default_axis():
+    x = np.zeros((2, 3, 4), np.float32)
+    y = np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(F.bias(x, y).array[1, :, 2], y)
+
+
+def test_shape_mismatch():
+    with pytest.raises(type_check.InvalidType, match="bias"):
+        F.bias(np.zeros((2, 3), np.float32), np.zeros(2, np.float32))
+
+
+def test_dtype_mismatch():
+    with pytest.raises(type_check.InvalidType, match="bias"):
+        F.bias(np.zeros((2, 3), np.float32), np.zeros(3, np.float64))

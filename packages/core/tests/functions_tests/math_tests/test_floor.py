@@ -1,0 +1,28 @@
+import numpy as np
+import pytest
+
+import kusari
+import kusari.functions as F
+from kusari import backend
+
+
+@pytest.mark.parametrize("shape", [(3, 2), ()])
+def test_floor(shape, float_dtype, device):
+    x = (np.random.default_rng(0).uniform(-3, 3, shape)).astype(float_dtype)
+    x = np.asarray(x)
+    dev = backend.get_device(device)
+    y = F.floor(kusari.Variable(dev.send(x)))
+    assert isinstance(y, kusari.Variable)
+    assert y.dtype == float_dtype
+    assert y.creator is None and not y.requires_grad
+    np.testing.assert_array_equal(backend.CpuDevice().send(y.array), np.floor(x))
+
+
+def test_floor_of_array():
+    np.testing.assert_array_equal(F.floor(np.array([-1.5, 0.0, 2.5])).array,
+                                  np.floor([-1.5, 0.0, 2.5]))
+
+
+def test_floor_rejects_non_arrays():
+    with pytest.raises(TypeError, match="floor"):
+        F.floor([1.0, 2.0])

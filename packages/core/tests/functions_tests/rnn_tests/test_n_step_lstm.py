@@ -1,0 +1,91 @@
+"""Tests of F.n_step_lstm / F.n_step_bilstm against a per-time-step NumPy loop."""
+
+import numpy as np
+import pytest
+
+import kusari
+import kusari.functions as F
+from kusari.testing import check_op
+
+from _rnn_ref import n_step
+
+N_W = 8
+
+
+def _shapes(n_layers, bi, in_size, hidden, batches):
+    d = 2 if bi else 1
+    shapes = [(n_layers * d, batches[0], hidden)] * 2
+    shapes += [(b, in_size) for b in batches]
+    for layer in range(n_layers):
+        for _ in range(d):
+            w_in = in_size if layer == 0 else hidden * d
+            shapes += [(hidden, w_in)] * (N_W // 2) + [(hidden, hidden)] * (N_W // 2)
+    for _ in range(n_layers * d):
+        shapes += [(hidden,)] * N_W
+    return shapes
+
+
+def _unflatten(args, n_layers, bi, n_steps):
+    d = 2 if bi else 1
+    hx, cx = args[0], args[1]
+    xs = list(args[2:2 + n_steps])
+    rest = args[2 + n_steps:]
+    n = n_layers * d
+    ws = [list(rest[k * N_W:(k + 1) * N_W]) for k in range(n)]
+    bs = [list(rest[n * N_W + k * N_W:n * N_W + (k + 1) * N_W]) for k in range(n)]
+    return hx, cx, xs, ws, bs
+
+
+@pytest.mark.parametrize("n_layers,bi,batches", [
+    (1, False, [3, 2, 2, 1]),
+    (2, False, [2, 2, 1]),
+    (2, True, [3, 1, 1]),
+])
+def test_n_step_lstm(n_layers, bi, batches, float_dtype, device):
+    fn = F.n_step_bilstm if bi else F.n_step_lstm
+    T = len(batches)
+
+    def op(*args):
+        hx, cx, xs, ws, bs = _unflatten(args, n_layers, bi, T)
+        hy, cy, ys = fn(n_layers, 0.0, hx, cx, ws, bs, xs)
+        return (hy, cy) + tuple(ys)
+
+    def ref(*args):
+        hx, cx, xs, ws, bs = _unflatten(args, n_layers, bi, T)
+        hy, cy, ys = n_step("lstm", n_layers, hx, cx, ws, bs, xs, bi)
+        return (hy, cy) + tuple(ys)
+
+    tol = {"forward": (5e-2, 5e-2), "backward": (1e-1, 1e-1),
+           "double_backward": (2e-1, 2e-1)} if float_dtype == np.float16 else None
+    check_op(op, ref, _shapes(n_layers, bi, 3, 2, batches), dtype=float_dtype,
+             device=device, tolerances=tol, double_backward=float_dtype == np.float64)
+
+
+def test_n_step_lstm_dropout_train_and_test():
+    rng = np.random.default_rng(0)
+    shapes = _shapes(2, False, 4, 3, [2, 2])
+    args = [rng.uniform(-1, 1, s).astype(np.float32) for s in shapes]
+    hx, cx, xs, ws, bs = _unflatten(args, 2, False, 2)
+    ref_hy, ref_cy, ref_ys = n_step("lstm", 2, hx, cx, ws, bs, xs, False)
+    with kusari.using_config("train", False):
+        hy, cy, ys = F.n_step_lstm(2, 0.5, hx, cx, ws, bs, xs)
+    np.testing.assert_allclose(hy.array, ref_hy, atol=1e-5)
+    np.testing.assert_allclose(ys[1].array, ref_ys[1], atol=1e-5)
+    # training mode: the second layer's input is dropped -> different outputs,
+    # while the first layer's states are unaffected
+    with kusari.using_config("train", True):
+        hy, cy, ys = F.n_step_lstm(2, 0.9, hx, cx, ws, bs, xs)
+    np.testing.assert_allclose(hy.array[0], ref_hy[0], atol=1e-5)
+    assert not np.allclose(hy.array[1], ref_hy[1], atol=1e-5)
+
+
+def test_n_step_lstm_errors():
+    shapes = _shapes(1, False, 3, 2, [2, 3])
+    args = [np.zeros(s, np.float32) for s in shapes]
+    hx, cx, xs, ws, bs = _unflatten(args, 1, False, 2)
+    with pytest.raises(ValueError, match="must not increase"):
+        F.n_step_lstm(1, 0.0, hx, cx, ws, bs, xs)
+    with pytest.raises(ValueError, match="inconsistent input size"):
+        F.n_step_lstm(1, 0.0, hx, cx, ws, bs, [np.zeros((3, 4), np.float32)])
+    with pytest.raises(ValueError, match="train argument"):
+        F.n_step_lstm(1, 0.0, hx, cx, ws, bs, xs[1:], train=True)
