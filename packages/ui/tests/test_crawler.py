@@ -146,3 +146,14 @@ def test_background_crawler_thread(app: Flask, make_run, project_dir: Path) -> N
         crawler.stop()
     assert not crawler.is_alive()
     assert _results(app)["r"].n_entries == 7
+
+
+def test_very_long_metric_key(app: Flask, project_dir: Path) -> None:
+    factory = app.extensions["kusari_ui"]["factory"]
+    run = project_dir / "r"
+    run.mkdir()
+    write_log(run / "log", [{"iteration": 1, "k" * 600: 1.0}])
+    _project(app, project_dir)
+    assert crawl_all(factory).new_entries == 1
+    assert crawl_all(factory).new_entries == 0
+    assert json.loads(_results(app)["r"].last_values_json)["k" * 600] == 1.0

@@ -44,8 +44,9 @@ class GlobalConfig:
             raise AttributeError(f"kusari.global_config has no key {name!r}") from None
         _bump_generation()
 
-    def show(self, file: Any = sys.stdout) -> None:
+    def show(self, file: Any = None) -> None:
         """Print every key and value, sorted by key."""
+        file = sys.stdout if file is None else file
         for key in sorted(self._values):
             file.write(f"{key:<24}{self._values[key]}\n")
 
@@ -78,8 +79,9 @@ class LocalConfig(threading.local):
         super().__delattr__(name)
         _bump_generation()
 
-    def show(self, file: Any = sys.stdout) -> None:
+    def show(self, file: Any = None) -> None:
         """Print the effective value of every key in this thread."""
+        file = sys.stdout if file is None else file
         keys = set(self._global._values) | {
             k for k in self.__dict__ if not k.startswith("_")
         }

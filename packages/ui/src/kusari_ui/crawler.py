@@ -44,6 +44,7 @@ logger = logging.getLogger(__name__)
 CHUNK = 1000
 MAX_DEPTH = 4
 X_KEYS = ("epoch", "iteration", "elapsed_time")
+MAX_KEY = 512  # SeriesCache.key length
 
 
 @dataclass
@@ -151,6 +152,8 @@ def ingest_entries(
             last[key] = value
             state = states.get(key)
             if state is None:
+                if len(key) > MAX_KEY:
+                    continue  # kept in the raw entries, but not charted
                 cache = caches.get(key)
                 state = json.loads(cache.data) if cache else downsample.new_state()
                 states[key] = state
@@ -161,7 +164,7 @@ def ingest_entries(
         cache = caches.get(key)
         if cache is None:
             session.add(
-                SeriesCache(result_id=result.id, key=key[:512], data=text, points=pts)
+                SeriesCache(result_id=result.id, key=key, data=text, points=pts)
             )
         else:
             cache.data, cache.points = text, pts

@@ -53,3 +53,30 @@ def n_step(mode, n_layers, hx, cx, ws, bs, xs, bi):
             outs.append(ys)
         xs = outs[0] if d == 1 else [np.concatenate(p, axis=1) for p in zip(*outs)]
     return np.stack(hy), (None if cx is None else np.stack(cy)), xs
+
+
+def flat_shapes(n_w, cell, n_layers, bi, in_size, hidden, batches):
+    """Shapes of (hx[, cx], xs..., ws..., bs...) flattened for check_op."""
+    d = 2 if bi else 1
+    shapes = [(n_layers * d, batches[0], hidden)] * (2 if cell else 1)
+    shapes += [(b, in_size) for b in batches]
+    for layer in range(n_layers):
+        for _ in range(d):
+            w_in = in_size if layer == 0 else hidden * d
+            shapes += [(hidden, w_in)] * (n_w // 2) + [(hidden, hidden)] * (n_w // 2)
+    for _ in range(n_layers * d):
+        shapes += [(hidden,)] * n_w
+    return shapes
+
+
+def unflatten(args, n_w, cell, n_layers, bi, n_steps):
+    d = 2 if bi else 1
+    hx = args[0]
+    cx = args[1] if cell else None
+    k = 2 if cell else 1
+    xs = list(args[k:k + n_steps])
+    rest = args[k + n_steps:]
+    n = n_layers * d
+    ws = [list(rest[j * n_w:(j + 1) * n_w]) for j in range(n)]
+    bs = [list(rest[n * n_w + j * n_w:n * n_w + (j + 1) * n_w]) for j in range(n)]
+    return hx, cx, xs, ws, bs

@@ -7,33 +7,17 @@ import kusari
 import kusari.functions as F
 from kusari.testing import check_op
 
-from _rnn_ref import n_step
+from _rnn_ref import flat_shapes, n_step, unflatten
 
 N_W = 8
 
 
 def _shapes(n_layers, bi, in_size, hidden, batches):
-    d = 2 if bi else 1
-    shapes = [(n_layers * d, batches[0], hidden)] * 2
-    shapes += [(b, in_size) for b in batches]
-    for layer in range(n_layers):
-        for _ in range(d):
-            w_in = in_size if layer == 0 else hidden * d
-            shapes += [(hidden, w_in)] * (N_W // 2) + [(hidden, hidden)] * (N_W // 2)
-    for _ in range(n_layers * d):
-        shapes += [(hidden,)] * N_W
-    return shapes
+    return flat_shapes(N_W, True, n_layers, bi, in_size, hidden, batches)
 
 
 def _unflatten(args, n_layers, bi, n_steps):
-    d = 2 if bi else 1
-    hx, cx = args[0], args[1]
-    xs = list(args[2:2 + n_steps])
-    rest = args[2 + n_steps:]
-    n = n_layers * d
-    ws = [list(rest[k * N_W:(k + 1) * N_W]) for k in range(n)]
-    bs = [list(rest[n * N_W + k * N_W:n * N_W + (k + 1) * N_W]) for k in range(n)]
-    return hx, cx, xs, ws, bs
+    return unflatten(args, N_W, True, n_layers, bi, n_steps)
 
 
 @pytest.mark.parametrize("n_layers,bi,batches", [
@@ -58,7 +42,7 @@ def test_n_step_lstm(n_layers, bi, batches, float_dtype, device):
     tol = {"forward": (5e-2, 5e-2), "backward": (1e-1, 1e-1),
            "double_backward": (2e-1, 2e-1)} if float_dtype == np.float16 else None
     check_op(op, ref, _shapes(n_layers, bi, 3, 2, batches), dtype=float_dtype,
-             device=device, tolerances=tol, double_backward=float_dtype == np.float64)
+             device=device, tolerances=tol)
 
 
 def test_n_step_lstm_dropout_train_and_test():

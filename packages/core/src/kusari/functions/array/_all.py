@@ -48,6 +48,6 @@ __all__ = [
     "get_item", "hstack", "im2col", "moveaxis", "pad", "pad_sequence", "permutate",
     "repeat", "reshape", "resize_images", "rollaxis", "scatter_add", "select_item",
     "separate", "space2depth", "spatial_transformer_grid",
-    "spatial_transformer_sampler", "split_axis", "squeeze", "stack", "swapaxes", "tile", "transpose",
-    "transpose_sequence", "vstack", "where",
+    "spatial_transformer_sampler", "split_axis", "squeeze", "stack", "swapaxes",
+    "tile", "transpose", "transpose_sequence", "vstack", "where",
 ]

@@ -18,8 +18,8 @@ _INDEX_MODES = ("edge", "reflect", "symmetric", "wrap")
 
 
 def _widths(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
-    return tuple(tuple(int(v) for v in row)
-                 for row in numpy.broadcast_to(numpy.asarray(pad_width), (ndim, 2)))
+    rows = numpy.broadcast_to(numpy.asarray(pad_width), (ndim, 2))
+    return tuple((int(a), int(b)) for a, b in rows)
 
 
 class Pad(FunctionNode):

@@ -91,7 +91,7 @@ class ResizeImages(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
-        self._plan = _Plan(x.shape[2:], self.out_hw, self.mode,  # type: ignore[arg-type]
+        self._plan = _Plan(x.shape[2:], self.out_hw, self.mode,
                            self.align_corners)
         return self._plan.apply(x),
 

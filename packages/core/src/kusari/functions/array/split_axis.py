@@ -29,7 +29,8 @@ class SplitAxis(FunctionNode):
             self.indices = tuple(int(i) for i in indices_or_sections)
         else:
             raise TypeError("split_axis: indices_or_sections must be an int or a "
-                            f"sequence of ints, got {type(indices_or_sections).__name__}")
+                            "sequence of ints, got "
+                            f"{type(indices_or_sections).__name__}")
         if not isinstance(axis, int) or isinstance(axis, bool):
             raise TypeError(f"split_axis: axis must be an int, "
                             f"got {type(axis).__name__}")

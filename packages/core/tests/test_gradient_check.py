@@ -1,0 +1,90 @@
+"""gradient_check catches wrong gradients and kinks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kusari.functions as F
+from kusari import FunctionNode, gradient_check
+
+
+class WrongGrad(FunctionNode):
+    """Forward is x**2 but backward claims 3x: must be caught."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return inputs[0] ** 2,
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return 3.0 * x * grad_outputs[0],
+
+
+class WrongDoubleGrad(FunctionNode):
+    """First derivative right (2x), but its backward is not differentiable."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return inputs[0] ** 2,
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        from kusari import Variable
+
+        return Variable(2.0 * x.array) * grad_outputs[0],
+
+
+def test_numerical_grad_matches_analytic():
+    x = np.random.uniform(-1, 1, (3,))
+    gy = np.random.uniform(-1, 1, (3,))
+    gx, = gradient_check.numerical_grad(lambda: (np.tanh(x),), (x,), (gy,), eps=1e-5)
+    np.testing.assert_allclose(gx, (1 - np.tanh(x) ** 2) * gy, rtol=1e-6)
+
+
+def test_check_backward_passes_for_correct_function():
+    x = np.random.uniform(-1, 1, (2, 3))
+    gradient_check.check_backward(F.tanh, x, np.random.uniform(-1, 1, (2, 3)))
+
+
+def test_check_backward_catches_wrong_gradient():
+    x = np.random.uniform(0.5, 1, (4,))
+    with pytest.raises(AssertionError, match="check_backward failed"):
+        gradient_check.check_backward(lambda v: WrongGrad().apply((v,))[0], x,
+                                      np.ones(4))
+
+
+def test_check_double_backward_catches_wrong_second_order():
+    x = np.random.uniform(0.5, 1, (4,))
+    f = lambda v: WrongDoubleGrad().apply((v,))[0]  # noqa: E731
+    gradient_check.check_backward(f, x, np.ones(4))
+    with pytest.raises(AssertionError, match="check_backward failed"):
+        gradient_check.check_double_backward(f, x, np.ones(4), np.ones(4))
+
+
+def test_check_double_backward_passes_for_tanh():
+    x = np.random.uniform(-1, 1, (3,))
+    gradient_check.check_double_backward(F.tanh, x, np.random.uniform(-1, 1, (3,)),
+                                         np.random.uniform(-1, 1, (3,)))
+
+
+def test_nondifferentiable_point_is_detected():
+    x = np.array([0.0, 1.0])
+    with pytest.raises(gradient_check.NondifferentiableError):
+        gradient_check.check_backward(F.relu, x, np.ones(2),
+                                      detect_nondifferentiable=True)
+
+
+def test_params_are_checked():
+    from kusari import Parameter
+
+    W = Parameter(np.random.uniform(-1, 1, (2, 3)))
+    x = np.random.uniform(-1, 1, (4, 3))
+    gradient_check.check_backward(lambda v: F.linear(v, W), x,
+                                  np.random.uniform(-1, 1, (4, 2)), params=(W,))
+
+
+def test_scalar_output_without_y_grad():
+    gradient_check.check_backward(lambda v: F.sum(v * v), np.random.rand(3), None)
+    with pytest.raises(ValueError, match="not a scalar"):
+        gradient_check.check_backward(lambda v: v * v, np.random.rand(3), None)

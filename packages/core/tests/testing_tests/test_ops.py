@@ -1,0 +1,69 @@
+"""check_op itself: it passes correct ops and fails broken ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kusari.functions as F
+from kusari import FunctionNode
+from kusari.testing import assert_allclose, check_op, fix_random, product
+
+
+class BadForward(FunctionNode):
+    def forward(self, inputs):
+        return inputs[0] * 1.01,
+
+
+class WrongDtype(FunctionNode):
+    def forward(self, inputs):
+        return inputs[0].astype(np.float64),
+
+
+def test_passes_correct_op(float_dtype):
+    check_op(F.tanh, np.tanh, [(2, 3)], dtype=float_dtype)
+
+
+def test_fails_wrong_forward():
+    with pytest.raises(AssertionError, match="differs from the reference"):
+        check_op(lambda x: BadForward().apply((x,))[0], lambda x: x, [(3,)],
+                 backward=False)
+
+
+def test_fails_wrong_dtype():
+    with pytest.raises(AssertionError, match="dtype float64, expected float32"):
+        check_op(lambda x: WrongDtype().apply((x,))[0], lambda x: x, [(3,)],
+                 backward=False)
+
+
+def test_fails_wrong_backward():
+    class Wrong(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2,
+
+        def backward(self, indexes, grad_outputs):
+            return grad_outputs[0] * 3.0,
+
+    with pytest.raises(AssertionError, match="check_backward failed"):
+        check_op(lambda x: Wrong().apply((x,))[0], lambda x: x * 2, [(3,)],
+                 double_backward=False)
+
+
+def test_integer_inputs_are_not_differentiated():
+    labels = np.array([0, 1, 1], np.int32)
+    check_op(lambda x, t: F.softmax_cross_entropy(x, t), None,
+             [(3, 2), labels], double_backward=False)
+
+
+def test_assert_allclose_message():
+    with pytest.raises(AssertionError, match=r"worst at index \(1,\)"):
+        assert_allclose(np.array([1.0, 2.0]), np.array([1.0, 3.0]))
+
+
+def test_fix_random_and_product():
+    @fix_random()
+    def draw():
+        return np.random.rand()
+
+    assert draw() == draw()
+    assert product({"a": [1, 2], "b": [0]}) == [{"a": 1, "b": 0}, {"a": 2, "b": 0}]

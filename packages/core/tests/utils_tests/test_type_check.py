@@ -1,0 +1,91 @@
+"""type_check: expressions, messages, light mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kusari
+import kusari.functions as F
+from kusari.utils import type_check
+
+
+def _types(*arrays):
+    return type_check.get_types(arrays, "in_types", False)
+
+
+def test_expect_passes_and_fails_with_message():
+    t = _types(np.zeros((2, 3), np.float32))
+    type_check.expect(t[0].ndim == 2, t[0].dtype == np.float32)
+    with pytest.raises(type_check.InvalidType) as e:
+        type_check.expect(t[0].shape[1] == 4)
+    assert str(e.value) == "Expect: in_types[0].shape[1] == 4\nActual: 3 != 4"
+
+
+def test_argname_names_inputs_and_checks_count():
+    t = _types(np.zeros(2, np.float32), np.zeros(3, np.float32))
+    type_check._argname(t, ("x", "W"))
+    with pytest.raises(type_check.InvalidType, match=r"Expect: W.shape\[0\] == 2"):
+        type_check.expect(t[1].shape[0] == 2)
+    with pytest.raises(type_check.InvalidType, match="Invalid number of arguments"):
+        type_check._argname(t, ("x",))
+
+
+def test_expression_printing():
+    t = _types(np.zeros((2, 3), np.float32))
+    type_check._argname(t, ("x",))
+    expr = t[0].shape[0] * 2 + 1 == (t[0].size - 1) // 2
+    assert str(expr) == "x.shape[0] * 2 + 1 == (x.size - 1) // 2"
+    with pytest.raises(type_check.InvalidType, match="Actual: 5 != 2"):
+        type_check.expect(expr)
+
+
+def test_expr_is_not_a_bool():
+    t = _types(np.zeros(2, np.float32))
+    with pytest.raises(RuntimeError, match="cannot be used as a bool"):
+        bool(t[0].ndim == 1)
+
+
+def test_light_mode_uses_arrays():
+    t = type_check.get_light_types((np.zeros((2, 3), np.float32),))
+    assert t.size() == 1 and t[0].shape == (2, 3)
+    type_check.expect(t[0].ndim == 2)
+    with pytest.raises(type_check.InvalidType):
+        type_check.expect(t[0].ndim == 3)
+
+
+def test_broadcast_shapes():
+    type_check.expect_broadcast_shapes((2, 1), (1, 3))
+    with pytest.raises(type_check.InvalidType, match="cannot be broadcast"):
+        type_check.expect_broadcast_shapes((2, 3), (4,))
+
+
+def test_function_message_for_linear():
+    x = np.zeros((2, 3), np.float32)
+    W = np.zeros((5, 4), np.float32)
+    with pytest.raises(type_check.InvalidType) as e:
+        F.linear(x, W)
+    msg = str(e.value)
+    assert "Invalid operation is performed in: LinearFunction (Forward)" in msg
+    assert "Expect: prod(x.shape[n_batch_axes:]) == W.shape[1]" in msg
+    assert "Actual: 3 != 4" in msg
+
+
+def test_wrong_dtype_for_linear():
+    with pytest.raises(type_check.InvalidType, match=r"Expect: W.dtype == x.dtype"):
+        F.linear(np.zeros((2, 3), np.float32), np.zeros((5, 3), np.float64))
+
+
+def test_invalid_type_pickles():
+    import pickle
+
+    e = type_check.InvalidType("a", "b")
+    e2 = pickle.loads(pickle.dumps(e))
+    assert e2.expect == "a" and str(e2) == str(e)
+
+
+def test_same_types_and_prod_and_eval():
+    assert type_check.same_types(np.zeros(1), np.zeros(2))
+    assert type_check.prod([2, 3]) == 6
+    assert type_check.eval(type_check.Constant(4)) == 4
+    assert kusari.type_check is type_check
