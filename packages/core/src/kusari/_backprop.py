@@ -314,8 +314,9 @@ def backward(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None = None,
     nodes = []
     gys = []
     for y, gy in zip(outputs, grad_outputs):
-        if y.creator_node is None:
+        if y.creator_node is None and not y.requires_grad:
             continue
+        # A leaf among the outputs receives its gradient directly.
         nodes.append(y.node)
         gys.append(initial_grad(y, gy, loss_scale, "kusari.backward"))
     if nodes:

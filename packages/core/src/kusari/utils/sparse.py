@@ -13,7 +13,7 @@ class CooMatrix:
     """A sparse matrix (or a batch of them) in coordinate format.
 
     Args:
-        data: Non-zero values, shape ``(nnz,)`` or ``(B, nnz)`` for a batch.
+        data: Non-zero values (an array or a Variable), shape ``(nnz,)`` or ``(B, nnz)`` for a batch.
         row: Row indices, same shape as ``data`` (``-1`` marks padding).
         col: Column indices, same shape as ``data`` (``-1`` marks padding).
         shape: The ``(rows, cols)`` shape of each matrix.
@@ -34,8 +34,6 @@ class CooMatrix:
                  order: str | None = None, requires_grad: bool = False) -> None:
         from kusari.variable import Variable
 
-        if isinstance(data, Variable):
-            data = data.array
         if not 1 <= data.ndim <= 2:
             raise ValueError(f"CooMatrix: data must be 1-D or 2-D, got ndim {data.ndim}")
         if not data.shape == row.shape == col.shape:
@@ -48,7 +46,9 @@ class CooMatrix:
             raise ValueError(f"CooMatrix: shape must be positive, got {shape!r}")
         if order not in ("C", "F", None):
             raise ValueError(f"CooMatrix: order must be 'C', 'F' or None, got {order!r}")
-        self.data = Variable(data, requires_grad=requires_grad)
+        # A Variable is kept as it is (its graph and requires_grad included).
+        self.data = data if isinstance(data, Variable) else Variable(
+            data, requires_grad=requires_grad)
         self.row = row
         self.col = col
         self.shape = tuple(shape)

@@ -98,4 +98,5 @@ class WalkerAlias(DeviceResident):
         return self.values[bucket * 2 + alias]
 
     def __repr__(self) -> str:
-        return f"WalkerAlias(n={len(self.threshold)}, device={backend.get_device_from_array(self.threshold)})"
+        device = backend.get_device_from_array(self.threshold)
+        return f"WalkerAlias(n={len(self.threshold)}, device={device})"

@@ -21,7 +21,7 @@ def _seq(arrs, b, length):
 
 def _path_score(cost, xs, path, b):
     s = sum(xs[t][b, y] for t, y in enumerate(path))
-    return s + sum(cost[a, c] for a, c in zip(path[:-1], path[1:]))
+    return s + sum(cost[a, c] for a, c in zip(path[:-1], path[1:], strict=True))
 
 
 def _brute_force_nll(cost, xs, ys, lengths):

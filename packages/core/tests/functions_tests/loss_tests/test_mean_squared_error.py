@@ -13,7 +13,8 @@ def test_mean_squared_error(shape, float_dtype, device):
 
 
 def test_mean_squared_error_value():
-    y = F.mean_squared_error(np.array([1., 2.], np.float32), np.array([0., 0.], np.float32))
+    y = F.mean_squared_error(np.array([1., 2.], np.float32),
+                             np.array([0., 0.], np.float32))
     assert y.dtype == np.float32
     assert float(y.array) == pytest.approx(2.5)
 

@@ -35,17 +35,21 @@ def _labels(shape, low=-1, high=3):
 
 @pytest.mark.parametrize("reduce", ["mean", "no"])
 @pytest.mark.parametrize("normalize", [True, False])
-@pytest.mark.parametrize("x_shape, t_shape", [((4, 3), (4,)), ((2, 3, 2, 2), (2, 2, 2))])
-def test_softmax_cross_entropy(x_shape, t_shape, normalize, reduce, float_dtype, device):
+@pytest.mark.parametrize("x_shape, t_shape",
+                         [((4, 3), (4,)), ((2, 3, 2, 2), (2, 2, 2))])
+def test_softmax_cross_entropy(x_shape, t_shape, normalize, reduce, float_dtype,
+                               device):
     # enable_double_backprop=False (the default): Chainer raises on double backprop.
-    check_op(lambda x, t: F.softmax_cross_entropy(x, t, normalize=normalize, reduce=reduce),
+    check_op(lambda x, t: F.softmax_cross_entropy(x, t, normalize=normalize,
+                                                  reduce=reduce),
              lambda x, t: _ref(x, t, normalize=normalize, reduce=reduce),
              [x_shape, _labels(t_shape)], dtype=float_dtype, device=device,
              double_backward=False)
 
 
 @pytest.mark.parametrize("reduce", ["mean", "no"])
-@pytest.mark.parametrize("x_shape, t_shape", [((4, 3), (4,)), ((2, 3, 2, 2), (2, 2, 2))])
+@pytest.mark.parametrize("x_shape, t_shape",
+                         [((4, 3), (4,)), ((2, 3, 2, 2), (2, 2, 2))])
 def test_softmax_cross_entropy_double_backprop(x_shape, t_shape, reduce, float_dtype,
                                                device):
     check_op(lambda x, t: F.softmax_cross_entropy(x, t, reduce=reduce,
@@ -56,7 +60,8 @@ def test_softmax_cross_entropy_double_backprop(x_shape, t_shape, reduce, float_d
 
 @pytest.mark.parametrize("enable_double_backprop", [False, True])
 @pytest.mark.parametrize("reduce", ["mean", "no"])
-def test_softmax_cross_entropy_class_weight(reduce, enable_double_backprop, float_dtype):
+def test_softmax_cross_entropy_class_weight(reduce, enable_double_backprop,
+                                            float_dtype):
     cw = np.array([0.5, 2.0, 1.5], dtype=float_dtype)
     check_op(lambda x, t: F.softmax_cross_entropy(
                  x, t, class_weight=cw, reduce=reduce,
@@ -144,7 +149,8 @@ def test_softmax_cross_entropy_soft_target_shape_mismatch():
 @pytest.mark.parametrize("enable_double_backprop", [False, True])
 def test_softmax_cross_entropy_label_out_of_range(enable_double_backprop):
     with pytest.raises(ValueError, match="labels must be in"):
-        F.softmax_cross_entropy(np.zeros((2, 3), np.float32), np.array([0, 3], np.int32),
+        F.softmax_cross_entropy(np.zeros((2, 3), np.float32),
+                                np.array([0, 3], np.int32),
                                 enable_double_backprop=enable_double_backprop)
 
 
@@ -164,4 +170,5 @@ def test_softmax_cross_entropy_bad_shapes():
     with pytest.raises(type_check.InvalidType, match="SoftmaxCrossEntropy"):
         F.softmax_cross_entropy(np.zeros((2, 3), np.float32), np.zeros(3, np.int32))
     with pytest.raises(type_check.InvalidType):
-        F.softmax_cross_entropy(np.zeros((2, 3, 2), np.float32), np.zeros((2, 3), np.int32))
+        F.softmax_cross_entropy(np.zeros((2, 3, 2), np.float32),
+                                np.zeros((2, 3), np.int32))

@@ -51,5 +51,6 @@ def test_bad_reduce(fn, nargs):
 
 
 def test_bernoulli_nll_large_logits_stable():
-    y = F.bernoulli_nll(np.array([1., 0.], np.float32), np.array([100., -100.], np.float32))
+    y = F.bernoulli_nll(np.array([1., 0.], np.float32),
+                        np.array([100., -100.], np.float32))
     assert float(y.array) == pytest.approx(0.0, abs=1e-6)

@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 import numpy as np
 import pytest
 
@@ -6,28 +8,30 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-def _t(x):
-    return x.swapaxes(-1, -2)
+def _t(a):
+    return np.swapaxes(a, -1, -2) if a.ndim >= 2 else a
 
 
-@pytest.mark.parametrize("transa", [False, True])
-@pytest.mark.parametrize("transb", [False, True])
-def test_batch_matmul(transa, transb, float_dtype, device):
-    sa = (2, 4, 3) if transa else (2, 3, 4)
-    sb = (2, 2, 4) if transb else (2, 4, 2)
-    tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(lambda a, b: F.batch_matmul(a, b, transa, transb),
-             lambda a, b: (_t(a) if transa else a) @ (_t(b) if transb else b),
+@pytest.mark.parametrize("sa,sb", [
+    ((2, 3), (3, 4)), ((3,), (3, 4)), ((2, 3), (3,)), ((3,), (3,)),
+    ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)), ((5, 1, 2, 3), (4, 3, 2)),
+])
+@pytest.mark.parametrize("transa,transb", [(False, False), (True, False), (False, True),
+                                           (True, True)])
+def test_matmul(sa, sb, transa, transb, float_dtype, device):
+    if transa and len(sa) >= 2:
+        sa = sa[:-2] + (sa[-1], sa[-2])
+    if transb and len(sb) >= 2:
+        sb = sb[:-2] + (sb[-1], sb[-2])
+
+    def ref(a, b):
+        return np.matmul(_t(a) if transa else a, _t(b) if transb else b)
+
+    tol = {"forward": (5e-3, 5e-3)} if float_dtype == np.float16 else None
+    check_op(lambda a, b: F.matmul(a, b, transa=transa, transb=transb), ref,
              [sa, sb], dtype=float_dtype, device=device, tolerances=tol)
 
 
-def test_batch_matmul_vectors(float_dtype, device):
-    # 2-D operands are batches of column vectors: (B, N) -> (B, N, 1).
-    check_op(lambda a, b: F.batch_matmul(a, b, transa=True),
-             lambda a, b: a[:, :, None].swapaxes(1, 2) @ b[:, :, None],
-             [(2, 3), (2, 3)], dtype=float_dtype, device=device)
-
-
-def test_batch_matmul_bad_ndim():
-    with pytest.raises(type_check.InvalidType, match="batch_matmul"):
-        F.batch_matmul(np.zeros((2, 2, 2, 2), np.float32), np.zeros((2, 2, 2), np.float32))
+def test_matmul_shape_error():
+    with pytest.raises(type_check.InvalidType, match="contracted axes"):
+        F.matmul(np.ones((2, 3), np.float32), np.ones((4, 5), np.float32))

@@ -42,8 +42,6 @@ class Concat(FunctionNode):
         from kusari.functions.array.split_axis import split_axis
 
         gy, = grad_outputs
-        if len(self._sizes) == 1:
-            return gy,
         points = []
         total = 0
         for s in self._sizes[:-1]:

@@ -33,9 +33,10 @@ class ExpandDims(FunctionNode):
         return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:]),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        from kusari.functions.array.reshape import reshape
+        from kusari.functions.array.reshape import Reshape
 
-        return reshape(grad_outputs[0], self._in_shape),
+        # Always a node (``reshape`` returns its input when the shape matches).
+        return Reshape(self._in_shape).apply(grad_outputs)
 
 
 def expand_dims(x: Any, axis: int) -> Variable:

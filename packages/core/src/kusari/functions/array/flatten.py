@@ -21,9 +21,10 @@ class Flatten(FunctionNode):
         return x.reshape(-1),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        from kusari.functions.array.reshape import reshape
+        from kusari.functions.array.reshape import Reshape
 
-        return reshape(grad_outputs[0], self._in_shape),
+        # Always a node (``reshape`` returns its input when the shape matches).
+        return Reshape(self._in_shape).apply(grad_outputs)
 
 
 def flatten(x: Any) -> Variable:

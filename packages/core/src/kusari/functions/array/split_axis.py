@@ -55,12 +55,19 @@ class SplitAxis(FunctionNode):
         else:
             bounds = [0, *self.indices, n]  # type: ignore[misc]
         outs = []
+        spans = []
         index: list[Any] = [slice(None)] * x.ndim
         for start, stop in zip(bounds[:-1], bounds[1:], strict=False):
             start = min(max(start + n if start < 0 else start, 0), n)
             stop = min(max(stop + n if stop < 0 else stop, 0), n)
             index[axis] = slice(start, max(start, stop))
+            spans.append((start, max(start, stop)))
             outs.append(x[tuple(index)])
+        # numpy.split allows decreasing indices (overlapping or empty pieces);
+        # then backward sums padded pieces instead of concatenating them.
+        self._spans = spans
+        self._tiles = spans[0][0] == 0 and spans[-1][1] == n and all(
+            a[1] == b[0] for a, b in zip(spans[:-1], spans[1:], strict=True))
         self._axis = axis
         self._in_shape = x.shape
         self._dtype = x.dtype
@@ -77,7 +84,23 @@ class SplitAxis(FunctionNode):
                 gy = Variable(self._xp.zeros(shape, dtype=self._dtype),
                               requires_grad=False)
             gys.append(gy)
-        return concat(gys, self._axis),
+        if self._tiles:
+            return concat(gys, self._axis),
+        from kusari.functions.array.pad import pad
+
+        n = self._in_shape[self._axis]
+        total = None
+        for g, (start, stop) in zip(gys, self._spans, strict=True):
+            if start == stop:
+                continue
+            widths = [(0, 0)] * len(self._in_shape)
+            widths[self._axis] = (start, n - stop)
+            piece = pad(g, widths, "constant")
+            total = piece if total is None else total + piece
+        if total is None:
+            total = Variable(self._xp.zeros(self._in_shape, dtype=self._dtype),
+                             requires_grad=False)
+        return total,
 
 
 def split_axis(x: Any, indices_or_sections: Any, axis: int,

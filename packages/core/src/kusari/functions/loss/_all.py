@@ -19,7 +19,11 @@ from kusari.functions.loss.sigmoid_cross_entropy import sigmoid_cross_entropy
 from kusari.functions.loss.softmax_cross_entropy import softmax_cross_entropy
 from kusari.functions.loss.squared_error import squared_error
 from kusari.functions.loss.triplet import triplet
-from kusari.functions.loss.vae import bernoulli_nll, gaussian_kl_divergence, gaussian_nll
+from kusari.functions.loss.vae import (
+    bernoulli_nll,
+    gaussian_kl_divergence,
+    gaussian_nll,
+)
 
 __all__ = [
     "absolute_error",

@@ -22,7 +22,7 @@ def _check_pair(in_types: Any) -> None:
 class AbsoluteError(FunctionNode):
     """``|x0 - x1|`` elementwise."""
 
-    check_type_forward = staticmethod(_check_pair)  # type: ignore[assignment]
+    check_type_forward = staticmethod(_check_pair)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x0, x1 = inputs

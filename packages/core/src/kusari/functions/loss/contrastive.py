@@ -18,7 +18,8 @@ class Contrastive(FunctionNode):
 
     def __init__(self, margin: float, reduce: str = "mean") -> None:
         if margin <= 0:
-            raise ValueError(f"contrastive: margin should be positive value, got {margin}")
+            raise ValueError(
+                f"contrastive: margin should be positive value, got {margin}")
         check_reduce("contrastive", reduce, ("mean", "no"))
         self.margin = margin
         self.reduce = reduce

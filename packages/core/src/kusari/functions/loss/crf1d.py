@@ -43,7 +43,7 @@ def _path_score(cost: Any, xs: Sequence[Any], ys: Sequence[Any]) -> Variable:
     y0 = as_array(ys[0])
     score = get_item(xs[0], (xp.arange(len(y0)), y0))
     finished = []
-    for x, y, y_prev in zip(xs[1:], ys[1:], ys[:-1]):
+    for x, y, y_prev in zip(xs[1:], ys[1:], ys[:-1], strict=True):
         y = as_array(y)
         y_prev = as_array(y_prev)
         batch = as_array(x).shape[0]
@@ -97,7 +97,9 @@ def crf1d(cost: Any, xs: Sequence[Any], ys: Sequence[Any],
     n_label = as_array(cost).shape[0]
     n_batch = as_array(xs[0]).shape[0]
     cost_b = reshape(cost, (1, n_label, n_label))
-    alpha = xs[0] if isinstance(xs[0], Variable) else Variable(xs[0], requires_grad=False)
+    alpha = xs[0]
+    if not isinstance(alpha, Variable):
+        alpha = Variable(alpha, requires_grad=False)
     finished = []
     for x in xs[1:]:
         batch = as_array(x).shape[0]
@@ -156,7 +158,7 @@ def argmax_crf1d(cost: Any, xs: Sequence[Any]) -> tuple[Variable, list[Any]]:
         alpha = scores.max(axis=1) + x
     inds = alpha.argmax(axis=1)
     path = [inds]
-    for ptr, rest in zip(back[::-1], rests[::-1]):
+    for ptr, rest in zip(back[::-1], rests[::-1], strict=True):
         inds = ptr[xp.arange(len(inds)), inds]
         if rest is not None:
             inds = xp.concatenate([inds, rest.argmax(axis=1)])

@@ -155,7 +155,7 @@ class ConnectionistTemporalClassification(FunctionNode):
         else:
             scaled = grad * gy.astype(grad.dtype)[None, :, None]
         dtype = grad_outputs[0].dtype
-        ret = []
+        ret: list[Variable | None] = []
         for i in indexes:
             if i < 3:
                 ret.append(None)
@@ -196,7 +196,8 @@ def connectionist_temporal_classification(
     if not isinstance(x, collections.abc.Sequence):
         raise TypeError("connectionist_temporal_classification: x must be a list "
                         f"of Variables, got {type(x).__name__}")
-    if isinstance(blank_symbol, bool) or not isinstance(blank_symbol, (int, numpy.integer)):
+    if isinstance(blank_symbol, bool) or not isinstance(
+            blank_symbol, (int, numpy.integer)):
         raise TypeError("connectionist_temporal_classification: blank_symbol must be "
                         f"non-negative integer, got {blank_symbol!r}")
     check_reduce("connectionist_temporal_classification", reduce, ("mean", "no"))

@@ -37,7 +37,8 @@ class DiscriminativeMarginBasedClusteringLoss:
         self.gamma = gamma
         self.norm = _norm_fn(norm)
 
-    def __call__(self, embeddings: Any, labels: Any) -> tuple[Variable, Variable, Variable]:
+    def __call__(self, embeddings: Any,
+                 labels: Any) -> tuple[Variable, Variable, Variable]:
         from kusari.functions.activation.relu import relu
         from kusari.functions.array.get_item import get_item
         from kusari.functions.array.reshape import reshape

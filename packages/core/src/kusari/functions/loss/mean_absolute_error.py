@@ -13,7 +13,7 @@ from kusari.variable import Variable
 class MeanAbsoluteError(FunctionNode):
     """``mean(|x0 - x1|)`` over all elements."""
 
-    check_type_forward = staticmethod(_check_pair)  # type: ignore[assignment]
+    check_type_forward = staticmethod(_check_pair)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x0, x1 = inputs

@@ -8,9 +8,13 @@ from typing import Any
 import numpy
 
 from kusari import backend
-from kusari.functions.loss._helpers import as_array, check_reduce, expect_types, softplus
+from kusari.functions.loss._helpers import (
+    as_array,
+    check_reduce,
+    expect_types,
+    softplus,
+)
 from kusari.utils import type_check
-from kusari.variable import Variable
 
 _IGNORE_LABEL = -1
 

@@ -114,7 +114,7 @@ class SoftmaxCrossEntropy(FunctionNode):
 
 
 class _SoftmaxCrossEntropyGradNoDoubleBackprop(FunctionNode):
-    """The gradient, precomputed; differentiating it again is an error (as in Chainer)."""
+    """The precomputed gradient; differentiating it again raises (as in Chainer)."""
 
     def __init__(self, gx: Any) -> None:
         self._gx = gx
@@ -229,7 +229,8 @@ def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True,
         cw = class_weight.array if isinstance(class_weight, Variable) else class_weight
         if cw.ndim != 1 or cw.shape[0] != x_arr.shape[1]:
             raise ValueError(
-                f"softmax_cross_entropy: class_weight must have shape ({x_arr.shape[1]},),"
+                "softmax_cross_entropy: class_weight must have shape "
+                f"({x_arr.shape[1]},),"
                 f" got {cw.shape}"
             )
         class_weight = cw

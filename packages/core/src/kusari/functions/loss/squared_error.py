@@ -13,7 +13,7 @@ from kusari.variable import Variable
 class SquaredError(FunctionNode):
     """``(x0 - x1) ** 2`` elementwise."""
 
-    check_type_forward = staticmethod(_check_pair)  # type: ignore[assignment]
+    check_type_forward = staticmethod(_check_pair)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))

@@ -39,7 +39,7 @@ def expand_reduced(gy: Any, in_shape: tuple[int, ...], axis: tuple[int, ...] | N
     return reshape(gy, tuple(kept))
 
 
-_MATH_FALLBACK = {"erf": math.erf, "erfc": math.erfc, "lgamma": math.lgamma}
+_MATH_FALLBACK = {"erf": math.erf, "erfc": math.erfc, "gammaln": math.lgamma}
 
 
 def special(name: str, fname: str, xp: Any) -> Any:
@@ -118,6 +118,7 @@ class SpecialUnary(FunctionNode):
     """
 
     name = "erf"
+    scipy_name = ""  # when it differs from ``name``
     check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
 
     @property
@@ -128,5 +129,5 @@ class SpecialUnary(FunctionNode):
         self.retain_inputs((0,))
         self.retain_outputs((0,))
         x, = inputs
-        f = special(self.name, self.name, backend.get_array_module(x))
+        f = special(self.scipy_name or self.name, self.name, backend.get_array_module(x))
         return force_array(f(x), x.dtype),

@@ -10,6 +10,7 @@ from kusari.variable import Variable
 
 class LGamma(SpecialUnary):
     name = "lgamma"
+    scipy_name = "gammaln"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()

@@ -37,7 +37,7 @@ class PolyGamma(FunctionNode):
             if i == 0:
                 ret.append(None)
             else:
-                g = grad_outputs[0] * polygamma(n.array + 1, x)
+                g = grad_outputs[0] * polygamma(force_array(n.array + 1), x)
                 ret.append(_reduce_to(g, x.shape))
         return tuple(ret)
 

@@ -22,13 +22,12 @@ class Zeta(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("q",))
         type_check.expect(in_types[0].dtype.kind == "f")
-        if self._x.dtype != type_check.eval(in_types[0].dtype):
-            raise type_check.InvalidType("x.dtype == q.dtype",
-                                         f"{self._x.dtype} != {in_types[0].dtype}")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         q, = inputs
+        if self._x.dtype != q.dtype:
+            self._x = self._x.astype(q.dtype)
         f = special("zeta", "zeta", backend.get_array_module(q))
         return force_array(f(self._x, q), q.dtype),
 
@@ -45,7 +44,7 @@ def zeta(x: Any, q: Any) -> Variable:
     """Elementwise Hurwitz zeta function ``sum_k (k + q) ** -x``.
 
     Args:
-        x: An array (not differentiated) of the dtype of ``q``.
+        x: An array (not differentiated; used in the dtype of ``q``).
         q: Input variable.
 
     Example:

@@ -1,0 +1,179 @@
+"""Array kernels of the pooling family (N-d, device agnostic).
+
+Every kernel works on strided slices of the padded input, one vectorised
+operation per kernel offset (``prod(ksize)`` iterations, never per pixel):
+
+* max pooling: running ``maximum``; the argmax (first maximum in the window,
+  flattened over the kernel axes) is recovered by comparing with the result,
+* index scatter / gather: the backward of max pooling and ``upsampling_2d``,
+* sum pooling and its adjoint (unpooling): average pooling and ``unpooling_nd``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy
+
+from kusari import utils
+
+
+def as_tuple(value: Any, n: int, fname: str, argname: str) -> tuple[int, ...]:
+    """``value`` as a tuple of ``n`` ints (an int is repeated)."""
+    if isinstance(value, (int, numpy.integer)):
+        return (int(value),) * n
+    try:
+        t = tuple(int(v) for v in value)
+    except TypeError:
+        raise TypeError(f"{fname}: {argname} must be an int or a tuple of {n} ints, "
+                        f"got {value!r}") from None
+    if len(t) != n:
+        raise ValueError(f"{fname}: {argname} must have {n} elements, got {value!r}")
+    return t
+
+
+class PoolParams:
+    """Normalised ``ksize``/``stride``/``pad`` of an N-d pooling."""
+
+    def __init__(self, ndim: int, ksize: Any, stride: Any, pad: Any, cover_all: bool,
+                 fname: str) -> None:
+        self.ndim = ndim
+        self.fname = fname
+        self.k = as_tuple(ksize, ndim, fname, "ksize")
+        self.s = self.k if stride is None else as_tuple(stride, ndim, fname, "stride")
+        self.p = as_tuple(pad, ndim, fname, "pad")
+        self.cover_all = bool(cover_all)
+        if any(v <= 0 for v in self.k) or any(v <= 0 for v in self.s):
+            raise ValueError(f"{fname}: ksize and stride must be positive, got "
+                             f"ksize={ksize!r}, stride={stride!r}")
+        if any(v < 0 for v in self.p):
+            raise ValueError(f"{fname}: pad must be non-negative, got {pad!r}")
+
+    def out_size(self, insz: tuple[int, ...]) -> tuple[int, ...]:
+        out = tuple(utils.get_conv_outsize(n, k, s, p, cover_all=self.cover_all)
+                    for n, k, s, p in zip(insz, self.k, self.s, self.p))
+        if any(o <= 0 for o in out):
+            raise ValueError(f"{self.fname}: the output size {out} is not positive "
+                             f"(input {tuple(insz)}, ksize {self.k}, stride {self.s}, "
+                             f"pad {self.p})")
+        return out
+
+    def padded(self, insz: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(max(n + 2 * p, (o - 1) * s + k)
+                     for n, p, o, s, k in zip(insz, self.p, out, self.s, self.k))
+
+    def offsets(self) -> list[tuple[int, ...]]:
+        return list(itertools.product(*[range(v) for v in self.k]))
+
+    def window(self, off: tuple[int, ...], out: tuple[int, ...]) -> tuple[slice, ...]:
+        return (slice(None), slice(None)) + tuple(
+            slice(o, o + (n - 1) * s + 1, s) for o, n, s in zip(off, out, self.s))
+
+    def crop(self, insz: tuple[int, ...]) -> tuple[slice, ...]:
+        return (slice(None), slice(None)) + tuple(
+            slice(p, p + n) for p, n in zip(self.p, insz))
+
+
+def _xp(x: Any) -> Any:
+    if isinstance(x, numpy.ndarray):
+        return numpy
+    import cupy
+    return cupy
+
+
+def pad_to(x: Any, pp: PoolParams, P: tuple[int, ...], value: float) -> Any:
+    """``x`` placed at offset ``pad`` in an array of spatial size ``P``."""
+    insz = tuple(x.shape[2:])
+    if not any(pp.p) and insz == P:
+        return x
+    xp = _xp(x)
+    out = xp.full(x.shape[:2] + P, value, dtype=x.dtype)
+    out[pp.crop(insz)] = x
+    return out
+
+
+def max_forward(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
+    xp = _xp(x)
+    P = pp.padded(tuple(x.shape[2:]), out)
+    xpad = pad_to(x, pp, P, -numpy.inf)
+    offs = pp.offsets()
+    y = xpad[pp.window(offs[0], out)].copy()
+    for off in offs[1:]:
+        xp.maximum(y, xpad[pp.window(off, out)], out=y)
+    return y
+
+
+def max_indices(x: Any, y: Any, pp: PoolParams) -> Any:
+    """Flattened in-window index of the first maximum (int32, y's shape)."""
+    xp = _xp(x)
+    out = tuple(y.shape[2:])
+    P = pp.padded(tuple(x.shape[2:]), out)
+    xpad = pad_to(x, pp, P, -numpy.inf)
+    offs = pp.offsets()
+    idx = xp.zeros(y.shape, dtype=numpy.int32)
+    mask = xp.empty(y.shape, dtype=bool)
+    for o in range(len(offs) - 1, 0, -1):
+        xp.equal(xpad[pp.window(offs[o], out)], y, out=mask)
+        xp.copyto(idx, numpy.int32(o), where=mask)
+    return idx
+
+
+def index_scatter(idx: Any, g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> Any:
+    """``res[window(i) at idx[i]] += g[i]``; ``res`` has spatial size ``outsz``."""
+    xp = _xp(g)
+    insz = tuple(g.shape[2:])
+    P = tuple(max(n + 2 * p, (o - 1) * s + k)
+              for n, p, o, s, k in zip(outsz, pp.p, insz, pp.s, pp.k))
+    res = xp.zeros(g.shape[:2] + P, dtype=g.dtype)
+    zero = g.dtype.type(0)
+    for o, off in enumerate(pp.offsets()):
+        res[pp.window(off, insz)] += xp.where(idx == o, g, zero)
+    return res[pp.crop(outsz)]
+
+
+def index_gather(idx: Any, x: Any, pp: PoolParams) -> Any:
+    """``res[i] = x_pad[window(i) at idx[i]]``; ``res`` has ``idx``'s shape."""
+    xp = _xp(x)
+    out = tuple(idx.shape[2:])
+    P = pp.padded(tuple(x.shape[2:]), out)
+    xpad = pad_to(x, pp, P, 0.0)
+    res = xp.zeros(idx.shape, dtype=x.dtype)
+    for o, off in enumerate(pp.offsets()):
+        xp.copyto(res, xpad[pp.window(off, out)], where=idx == o)
+    return res
+
+
+def sum_pool(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
+    P = pp.padded(tuple(x.shape[2:]), out)
+    xpad = pad_to(x, pp, P, 0.0)
+    offs = pp.offsets()
+    y = xpad[pp.window(offs[0], out)].copy()
+    for off in offs[1:]:
+        y += xpad[pp.window(off, out)]
+    return y
+
+
+def sum_unpool(g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> Any:
+    """Adjoint of :func:`sum_pool`: every input value added over its window."""
+    xp = _xp(g)
+    insz = tuple(g.shape[2:])
+    P = tuple(max(n + 2 * p, (o - 1) * s + k)
+              for n, p, o, s, k in zip(outsz, pp.p, insz, pp.s, pp.k))
+    res = xp.zeros(g.shape[:2] + P, dtype=g.dtype)
+    for off in pp.offsets():
+        res[pp.window(off, insz)] += g
+    return res[pp.crop(outsz)]
+
+
+def valid_counts(insz: tuple[int, ...], pp: PoolParams, out: tuple[int, ...],
+                 xp: Any) -> Any:
+    """Number of non-padding elements in each window, shape ``(1, 1, *out)``."""
+    counts = None
+    for n, k, s, p, o in zip(insz, pp.k, pp.s, pp.p, out):
+        start = numpy.arange(o) * s - p
+        c = numpy.minimum(start + k, n) - numpy.maximum(start, 0)
+        c = numpy.maximum(c, 0)
+        counts = c if counts is None else numpy.multiply.outer(counts, c)
+    assert counts is not None
+    return xp.asarray(counts.reshape((1, 1) + out))

@@ -1,0 +1,162 @@
+"""snapshot / snapshot_object: save (and auto-resume from) training state."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from kusari.serializers import npz
+from kusari.training import extension
+from kusari.training.extensions import snapshot_writers
+
+
+class _Serialized:
+    """A flat ``{key: array}`` captured by DictionarySerializer, replayable
+    through any serializer (so writers can run in other threads)."""
+
+    def __init__(self, target: dict[str, Any]) -> None:
+        self.target = target
+
+    def serialize(self, serializer: Any) -> None:
+        for key, value in self.target.items():
+            serializer(key, value)
+
+
+def _serialize_now(target: Any) -> _Serialized:
+    s = npz.DictionarySerializer()
+    s.save(target)
+    return _Serialized(s.target)
+
+
+def _find_snapshot_files(fmt: str, path: str) -> list[tuple[int, str]]:
+    prefix = fmt.split("{")[0]
+    suffix = fmt.split("}")[-1] if "}" in fmt else ""
+    found = []
+    for name in os.listdir(path):
+        full = os.path.join(path, name)
+        if (name.startswith(prefix) and name.endswith(suffix)
+                and not name.startswith(".") and os.path.isfile(full)):
+            found.append((os.stat(full).st_mtime_ns, name))
+    return sorted(found)
+
+
+def _find_latest_snapshot(fmt: str, path: str) -> str | None:
+    files = _find_snapshot_files(fmt, path)
+    return files[-1][1] if files else None
+
+
+def _find_stale_snapshots(fmt: str, path: str, n_retains: int) -> Iterator[str]:
+    files = _find_snapshot_files(fmt, path)
+    for _, name in files[:max(len(files) - n_retains, 0)]:
+        yield name
+
+
+class _Snapshot(extension.Extension):
+    """The snapshot extension returned by :func:`snapshot`."""
+
+    trigger = (1, "epoch")
+    priority = -100
+    #: The trainer runs the initializers of autoloading snapshots before the
+    #: others, so that extensions see the restored state in ``initialize``.
+    _autoload_first = True
+
+    def __init__(self, target: Any = None, condition: Callable[[], bool] | None = None,
+                 writer: Any = None,
+                 filename: str | Callable[[Any], str] = "snapshot_iter_{.updater.iteration}",
+                 snapshot_on_error: bool = False, n_retains: int = -1,
+                 autoload: bool = False) -> None:
+        self._target = target
+        self.filename = filename
+        self.condition = condition or (lambda: True)
+        self.writer = writer or snapshot_writers.SimpleWriter()
+        self._snapshot_on_error = snapshot_on_error
+        self.n_retains = n_retains
+        self.autoload = autoload
+
+    def initialize(self, trainer: Any) -> None:
+        target = trainer if self._target is None else self._target
+        outdir = trainer.out
+        if self.autoload and isinstance(self.filename, str) and os.path.isdir(outdir):
+            latest = _find_latest_snapshot(self.filename, outdir)
+            if latest is not None:
+                npz.load_npz(os.path.join(outdir, latest), target)
+        if (hasattr(self.writer, "_add_cleanup_hook") and self.n_retains > 0
+                and isinstance(self.filename, str)):
+            fmt, n = self.filename, self.n_retains
+
+            def _cleanup() -> None:
+                for name in list(_find_stale_snapshots(fmt, outdir, n)):
+                    os.remove(os.path.join(outdir, name))
+
+            self.writer._add_cleanup_hook(_cleanup)
+
+    def on_error(self, trainer: Any, exc: BaseException, tb: Any) -> None:
+        if self._snapshot_on_error:
+            self._make_snapshot(trainer)
+
+    def __call__(self, trainer: Any) -> None:
+        if self.condition():
+            self._make_snapshot(trainer)
+
+    def _make_snapshot(self, trainer: Any) -> None:
+        target = trainer if self._target is None else self._target
+        serialized = _serialize_now(target)
+        filename = self.filename
+        filename = filename(trainer) if callable(filename) else filename.format(trainer)
+        self.writer(filename, trainer.out, serialized)
+
+    def finalize(self) -> None:
+        if hasattr(self.writer, "finalize"):
+            self.writer.finalize()
+
+
+def snapshot(savefun: Callable[..., Any] | None = None,
+             filename: str | Callable[[Any], str] = "snapshot_iter_{.updater.iteration}",
+             *, target: Any = None, condition: Callable[[], bool] | None = None,
+             writer: Any = None, snapshot_on_error: bool = False,
+             n_retains: int = -1, autoload: bool = False,
+             **kwargs: Any) -> _Snapshot:
+    """Extension saving the trainer (or ``target``) to ``trainer.out``.
+
+    Args:
+        savefun: ``savefun(path, obj)``; :func:`~kusari.serializers.save_npz`
+            by default. Exclusive with ``writer``.
+        filename: A format string filled with the trainer
+            (``'snapshot_iter_{.updater.iteration}'``) or a callable.
+        target: What to save; the trainer by default.
+        condition: Save only when ``condition()`` is True.
+        writer: A snapshot writer (``SimpleWriter`` by default).
+        snapshot_on_error: Also save when the training loop raises.
+        n_retains: Keep only the newest ``n_retains`` snapshots (if > 0).
+        autoload: At start, load the newest matching snapshot in
+            ``trainer.out`` (NPZ) into the target, if any.
+    """
+    if "num_retain" in kwargs:
+        warnings.warn("snapshot: num_retain is deprecated; use n_retains",
+                      DeprecationWarning, stacklevel=2)
+        n_retains = kwargs.pop("num_retain")
+    if kwargs:
+        raise TypeError(f"snapshot: unexpected arguments {sorted(kwargs)}")
+    if savefun is not None and writer is not None:
+        raise TypeError("snapshot: savefun and writer cannot be given together")
+    if writer is None:
+        writer = snapshot_writers.SimpleWriter(savefun=savefun or npz.save_npz)
+    return _Snapshot(target=target, condition=condition, writer=writer,
+                     filename=filename, snapshot_on_error=snapshot_on_error,
+                     n_retains=n_retains, autoload=autoload)
+
+
+def snapshot_object(target: Any, filename: str | Callable[[Any], str],
+                    savefun: Callable[..., Any] | None = None,
+                    **kwargs: Any) -> _Snapshot:
+    """Extension saving ``target`` (e.g. the model) to ``trainer.out``.
+
+    Args:
+        target: The object to save.
+        filename: A format string filled with the trainer, or a callable.
+        savefun: The save function.
+        kwargs: As for :func:`snapshot`.
+    """
+    return snapshot(savefun=savefun, filename=filename, target=target, **kwargs)

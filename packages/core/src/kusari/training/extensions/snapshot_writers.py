@@ -1,0 +1,190 @@
+"""Snapshot writers: how (and in which thread or process) snapshots are saved.
+
+Each writer is called as ``writer(filename, outdir, target)`` where
+``target`` supports ``serialize``; the file appears under ``outdir`` only
+once it is complete (written in a temporary directory, then renamed).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from kusari.serializers import npz
+
+
+class Writer:
+    """Base class of snapshot writers."""
+
+    def __init__(self) -> None:
+        self._post_save_hooks: list[Callable[[], None]] = []
+
+    def __call__(self, filename: str, outdir: str, target: Any) -> None:
+        raise NotImplementedError
+
+    def __del__(self) -> None:
+        self.finalize()
+
+    def finalize(self) -> None:
+        """Wait for pending writes and release workers."""
+
+    def save(self, filename: str, outdir: str, target: Any,
+             savefun: Callable[..., Any], **kwds: Any) -> None:
+        """Save ``target`` with ``savefun`` to ``outdir/filename`` atomically."""
+        tmpdir = tempfile.mkdtemp(prefix="tmp" + filename, dir=outdir)
+        try:
+            tmppath = os.path.join(tmpdir, filename)
+            savefun(tmppath, target, **kwds)
+            os.replace(tmppath, os.path.join(outdir, filename))
+        finally:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+        for hook in self._post_save_hooks:
+            hook()
+
+    def _add_cleanup_hook(self, hook: Callable[[], None]) -> None:
+        self._post_save_hooks.append(hook)
+
+
+class SimpleWriter(Writer):
+    """Save in the calling thread.
+
+    Args:
+        savefun: ``savefun(path, target, **kwds)``; :func:`save_npz` by default.
+        kwds: Passed to ``savefun``.
+    """
+
+    def __init__(self, savefun: Callable[..., Any] = npz.save_npz, **kwds: Any) -> None:
+        super().__init__()
+        self._savefun = savefun
+        self._kwds = kwds
+
+    def __call__(self, filename: str, outdir: str, target: Any) -> None:
+        self.save(filename, outdir, target, self._savefun, **self._kwds)
+
+
+class StandardWriter(Writer):
+    """Save in a new worker per snapshot, waiting for the previous one first."""
+
+    def __init__(self, savefun: Callable[..., Any] = npz.save_npz, **kwds: Any) -> None:
+        super().__init__()
+        self._savefun = savefun
+        self._kwds = kwds
+        self._worker: Any = None
+        self._started = False
+        self._finalized = False
+
+    def __call__(self, filename: str, outdir: str, target: Any) -> None:
+        if self._started:
+            self._worker.join()
+            self._started = False
+        self._worker = self.create_worker(filename, outdir, target, **self._kwds)
+        self._worker.start()
+        self._started = True
+
+    def create_worker(self, filename: str, outdir: str, target: Any,
+                      **kwds: Any) -> Any:
+        raise NotImplementedError
+
+    def finalize(self) -> None:
+        if getattr(self, "_started", False):
+            if not self._finalized:
+                self._worker.join()
+            self._started = False
+        self._finalized = True
+
+
+class ThreadWriter(StandardWriter):
+    """Save in a new thread."""
+
+    def create_worker(self, filename: str, outdir: str, target: Any,
+                      **kwds: Any) -> Any:
+        return threading.Thread(target=self.save,
+                                args=(filename, outdir, target, self._savefun),
+                                kwargs=kwds)
+
+
+class ProcessWriter(StandardWriter):
+    """Save in a new process (``savefun`` and the target must be picklable
+    with the ``fork`` start method's relaxed rules)."""
+
+    def create_worker(self, filename: str, outdir: str, target: Any,
+                      **kwds: Any) -> Any:
+        return multiprocessing.Process(target=self.save,
+                                       args=(filename, outdir, target, self._savefun),
+                                       kwargs=kwds)
+
+
+class QueueWriter(Writer):
+    """Save through a queue consumed by one long-lived worker.
+
+    Args:
+        savefun: The save function (used when ``task`` is None).
+        task: A callable ``task(filename, outdir, target)``; a
+            :class:`SimpleWriter` by default.
+    """
+
+    def __init__(self, savefun: Callable[..., Any] = npz.save_npz,
+                 task: Any = None) -> None:
+        super().__init__()
+        self._task = self.create_task(savefun) if task is None else task
+        self._queue = self.create_queue()
+        self._consumer = self.create_consumer(self._queue)
+        self._consumer.start()
+        self._started = True
+        self._finalized = False
+
+    def __call__(self, filename: str, outdir: str, target: Any) -> None:
+        self._queue.put([self._task, filename, outdir, target])
+
+    def create_task(self, savefun: Callable[..., Any]) -> Any:
+        return SimpleWriter(savefun=savefun)
+
+    def create_queue(self) -> Any:
+        raise NotImplementedError
+
+    def create_consumer(self, q: Any) -> Any:
+        raise NotImplementedError
+
+    def consume(self, q: Any) -> None:
+        while True:
+            task = q.get()
+            if task is None:
+                q.task_done()
+                return
+            task[0](task[1], task[2], task[3])
+            q.task_done()
+
+    def finalize(self) -> None:
+        if getattr(self, "_started", False):
+            if not self._finalized:
+                self._queue.put(None)
+                self._queue.join()
+                self._consumer.join()
+            self._started = False
+        self._finalized = True
+
+
+class ThreadQueueWriter(QueueWriter):
+    """Save through a queue consumed by a thread."""
+
+    def create_queue(self) -> Any:
+        return queue.Queue()
+
+    def create_consumer(self, q: Any) -> Any:
+        return threading.Thread(target=self.consume, args=(q,))
+
+
+class ProcessQueueWriter(QueueWriter):
+    """Save through a queue consumed by a process."""
+
+    def create_queue(self) -> Any:
+        return multiprocessing.JoinableQueue()
+
+    def create_consumer(self, q: Any) -> Any:
+        return multiprocessing.Process(target=self.consume, args=(q,))

@@ -1,0 +1,43 @@
+import numpy as np
+import pytest
+
+import kusari
+import kusari.functions as F
+from kusari.testing import check_op
+from kusari.utils import type_check
+
+
+@pytest.mark.parametrize("shape,ios,axis", [
+    ((2, 6), 3, 1), ((6, 2), [1, 4], 0), ((2, 3, 4), [2], -1), ((4, 3), [0, 2, 2], 0),
+    ((4, 3), [-1], 0), ((4, 3), 1, 0), ((4, 3), [3, 1], 0)])
+def test_split_axis(shape, ios, axis, float_dtype, device):
+    check_op(lambda x: F.split_axis(x, ios, axis), lambda x: tuple(np.split(x, ios, axis)),
+             [shape], dtype=float_dtype, device=device)
+
+
+def test_split_axis_views_and_force_tuple():
+    x = np.zeros((4, 3), np.float32)
+    ys = F.split_axis(x, 2, 0)
+    assert isinstance(ys, tuple) and all(np.shares_memory(y.array, x) for y in ys)
+    assert isinstance(F.split_axis(x, 1, 0, force_tuple=False), kusari.Variable)
+    assert isinstance(F.split_axis(x, 1, 0), tuple)
+    assert isinstance(F.split_axis(x, [2], 0, force_tuple=False), tuple)
+
+
+def test_split_axis_unused_output_gets_zero_grad():
+    x = kusari.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+    a, b = F.split_axis(x, [1], 1)
+    F.sum(b).backward()
+    np.testing.assert_array_equal(x.grad, [[0, 1, 1], [0, 1, 1]])
+
+
+def test_split_axis_errors():
+    x = np.zeros((4, 3), np.float32)
+    with pytest.raises(type_check.InvalidType, match="SplitAxis"):
+        F.split_axis(x, 2, 1)
+    with pytest.raises(type_check.InvalidType):
+        F.split_axis(x, 2, 2)
+    with pytest.raises(ValueError, match="positive"):
+        F.split_axis(x, 0, 0)
+    with pytest.raises(TypeError, match="indices_or_sections"):
+        F.split_axis(x, 1.5, 0)

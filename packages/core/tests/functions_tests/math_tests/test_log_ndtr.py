@@ -1,0 +1,45 @@
+import sys
+
+import numpy as np
+import pytest
+
+import kusari.functions as F
+from kusari.testing import check_op
+from kusari.utils import type_check
+
+special = pytest.importorskip("scipy.special")
+
+
+def _domain(rng, dtype):
+    return rng.uniform(-3, 2, (3, 2)).astype(dtype)
+
+
+def test_log_ndtr(float_dtype, device):
+    tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
+    check_op(F.log_ndtr, special.log_ndtr, [_domain], dtype=float_dtype, device=device, tolerances=tol)
+
+
+def test_log_ndtr_0dim(device):
+    check_op(F.log_ndtr, special.log_ndtr, [lambda rng, dtype: np.asarray((-3 + 2) / 2, dtype)],
+             dtype=np.float64, device=device)
+
+
+def test_int_input():
+    with pytest.raises(type_check.InvalidType, match="log_ndtr"):
+        F.log_ndtr(np.zeros(3, np.int32))
+
+
+def test_without_scipy(monkeypatch):
+    monkeypatch.setitem(sys.modules, "scipy.special", None)
+    with pytest.raises(ImportError, match="log_ndtr"):
+        F.log_ndtr(np.full(3, 0.5, np.float32))
+
+
+def test_far_left_tail_gradient_is_finite():
+    import kusari
+    x = kusari.Variable(np.array([-30.0, -10.0]))
+    y = F.log_ndtr(x)
+    y.grad = np.ones(2)
+    y.backward()
+    assert np.isfinite(x.grad).all()
+    np.testing.assert_allclose(x.grad, [30.0, 10.0], rtol=1e-2)

@@ -1,0 +1,93 @@
+import numpy as np
+import pytest
+
+import kusari
+import kusari.functions as F
+from kusari.testing import check_op
+from kusari.utils import type_check
+
+
+def _columns(x, groups):
+    n, c = x.shape[:2]
+    return x.reshape(n * groups, c // groups, -1).transpose(1, 0, 2).reshape(
+        c // groups, -1)
+
+
+def _from_columns(a, shape, groups):
+    n, c = shape[:2]
+    return a.reshape(c // groups, n * groups, -1).transpose(1, 0, 2).reshape(shape)
+
+
+def _dbn_ref(x, groups, eps=2e-5):
+    xc = _columns(x, groups)
+    xm = xc - xc.mean(axis=1, keepdims=True)
+    cov = xm @ xm.T / xm.shape[1] + eps * np.eye(xm.shape[0])
+    lam, u = np.linalg.eigh(cov)
+    return _from_columns(u @ np.diag(lam ** -0.5) @ u.T @ xm, x.shape, groups)
+
+
+@pytest.mark.parametrize("shape,groups", [((8, 3), 1), ((6, 4), 2), ((3, 4, 2, 2), 2)])
+def test_decorrelated_batch_normalization(shape, groups, float_dtype, device):
+    tol = None
+    if float_dtype == np.float16:
+        tol = {"forward": (2e-2, 2e-2), "backward": (1e-1, 1e-1)}
+    # Chainer does not implement double backprop here.
+    check_op(lambda x: F.decorrelated_batch_normalization(x, groups=groups),
+             lambda x: _dbn_ref(x, groups), [shape], dtype=float_dtype, device=device,
+             double_backward=False, tolerances=tol)
+
+
+def test_decorrelated_batch_normalization_whitens():
+    x = np.random.default_rng(0).normal(size=(200, 3)) @ np.array(
+        [[1.0, 0.5, 0.0], [0.0, 1.0, 0.3], [0.0, 0.0, 2.0]])
+    y = F.decorrelated_batch_normalization(x, groups=1).array
+    np.testing.assert_allclose(y.mean(axis=0), 0, atol=1e-10)
+    np.testing.assert_allclose(y.T @ y / 200, np.eye(3), atol=1e-3)
+
+
+def test_decorrelated_batch_normalization_running_statistics():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(10, 2))
+    mean, proj = np.zeros(2), np.eye(2)
+    F.decorrelated_batch_normalization(x, groups=1, running_mean=mean,
+                                       running_projection=proj, decay=0.5, eps=0.0)
+    np.testing.assert_allclose(mean, 0.5 * x.mean(axis=0))
+    xm = x - x.mean(axis=0)
+    lam, u = np.linalg.eigh(xm.T @ xm / 10)
+    expected = 0.5 * np.eye(2) + 0.5 * (10 / 9) * (u @ np.diag(lam ** -0.5) @ u.T)
+    np.testing.assert_allclose(proj, expected)
+
+
+def test_decorrelated_batch_normalization_no_double_backprop():
+    x = kusari.Variable(np.random.default_rng(0).normal(size=(5, 2)))
+    y = F.decorrelated_batch_normalization(x, groups=1)
+    gx, = kusari.grad([y], [x], grad_outputs=[np.ones((5, 2))],
+                      enable_double_backprop=True)
+    with pytest.raises(NotImplementedError, match="double backward"):
+        F.sum(gx * gx).backward()
+
+
+def test_decorrelated_batch_normalization_bad_groups():
+    with pytest.raises(type_check.InvalidType, match="groups"):
+        F.decorrelated_batch_normalization(np.zeros((4, 3), np.float32), groups=2)
+    with pytest.raises(ValueError, match="groups"):
+        F.decorrelated_batch_normalization(np.zeros((4, 3), np.float32), groups=0)
+
+
+@pytest.mark.parametrize("shape,groups", [((4, 3), 1), ((2, 4, 3), 2)])
+def test_fixed_decorrelated_batch_normalization(shape, groups, float_dtype, device):
+    cg = shape[1] // groups
+
+    def ref(x, mean, proj):
+        xc = _columns(x, groups)
+        return _from_columns(proj @ (xc - mean[:, None]), x.shape, groups)
+
+    check_op(lambda x, m, p: F.fixed_decorrelated_batch_normalization(x, m, p, groups),
+             ref, [shape, (cg,), (cg, cg)], dtype=float_dtype, device=device)
+
+
+def test_fixed_decorrelated_batch_normalization_bad_shapes():
+    with pytest.raises(type_check.InvalidType, match="projection"):
+        F.fixed_decorrelated_batch_normalization(
+            np.zeros((2, 4), np.float32), np.zeros(2, np.float32),
+            np.zeros((3, 3), np.float32), groups=2)
