@@ -13,7 +13,8 @@ class CooMatrix:
     """A sparse matrix (or a batch of them) in coordinate format.
 
     Args:
-        data: Non-zero values (an array or a Variable), shape ``(nnz,)`` or ``(B, nnz)`` for a batch.
+        data: Non-zero values (an array or a Variable), shape ``(nnz,)``,
+            or ``(B, nnz)`` for a batch.
         row: Row indices, same shape as ``data`` (``-1`` marks padding).
         col: Column indices, same shape as ``data`` (``-1`` marks padding).
         shape: The ``(rows, cols)`` shape of each matrix.
@@ -30,25 +31,40 @@ class CooMatrix:
                [2., 0.]], dtype=float32)
     """
 
-    def __init__(self, data: Any, row: Any, col: Any, shape: Any,
-                 order: str | None = None, requires_grad: bool = False) -> None:
+    def __init__(
+        self,
+        data: Any,
+        row: Any,
+        col: Any,
+        shape: Any,
+        order: str | None = None,
+        requires_grad: bool = False,
+    ) -> None:
         from kusari.variable import Variable
 
         if not 1 <= data.ndim <= 2:
-            raise ValueError(f"CooMatrix: data must be 1-D or 2-D, got ndim {data.ndim}")
+            raise ValueError(
+                f"CooMatrix: data must be 1-D or 2-D, got ndim {data.ndim}"
+            )
         if not data.shape == row.shape == col.shape:
             raise ValueError(
                 f"CooMatrix: data, row and col must have the same shape, got "
-                f"{data.shape}, {row.shape}, {col.shape}")
+                f"{data.shape}, {row.shape}, {col.shape}"
+            )
         if len(shape) != 2:
             raise ValueError(f"CooMatrix: shape must have length 2, got {shape!r}")
         if not (shape[0] > 0 and shape[1] > 0):
             raise ValueError(f"CooMatrix: shape must be positive, got {shape!r}")
         if order not in ("C", "F", None):
-            raise ValueError(f"CooMatrix: order must be 'C', 'F' or None, got {order!r}")
+            raise ValueError(
+                f"CooMatrix: order must be 'C', 'F' or None, got {order!r}"
+            )
         # A Variable is kept as it is (its graph and requires_grad included).
-        self.data = data if isinstance(data, Variable) else Variable(
-            data, requires_grad=requires_grad)
+        self.data = (
+            data
+            if isinstance(data, Variable)
+            else Variable(data, requires_grad=requires_grad)
+        )
         self.row = row
         self.col = col
         self.shape = tuple(shape)
@@ -83,8 +99,10 @@ def to_coo(x: Any, ldnz: int | None = None, requires_grad: bool = False) -> CooM
         >>> import numpy as np
         >>> from kusari.utils.sparse import to_coo
         >>> m = to_coo(np.array([[0., 1.], [2., 0.]], np.float32))
-        >>> m.data.array, m.row, m.col
-        (array([1., 2.], dtype=float32), array([0, 1], dtype=int32), array([1, 0], dtype=int32))
+        >>> m.data.array
+        array([1., 2.], dtype=float32)
+        >>> m.row, m.col
+        (array([0, 1], dtype=int32), array([1, 0], dtype=int32))
     """
     from kusari.variable import Variable
 
@@ -93,8 +111,14 @@ def to_coo(x: Any, ldnz: int | None = None, requires_grad: bool = False) -> CooM
     xp = backend.get_array_module(x)
     if x.ndim == 2:
         row, col = xp.nonzero(x)
-        return CooMatrix(x[row, col], row.astype(numpy.int32), col.astype(numpy.int32),
-                         x.shape, order="C", requires_grad=requires_grad)
+        return CooMatrix(
+            x[row, col],
+            row.astype(numpy.int32),
+            col.astype(numpy.int32),
+            x.shape,
+            order="C",
+            requires_grad=requires_grad,
+        )
     if x.ndim != 3:
         raise ValueError(f"to_coo: x must be 2-D or 3-D, got ndim {x.ndim}")
     nnz = (x != 0).reshape(len(x), -1).sum(axis=1)
@@ -102,8 +126,9 @@ def to_coo(x: Any, ldnz: int | None = None, requires_grad: bool = False) -> CooM
     if ldnz is None:
         ldnz = most
     elif ldnz < most:
-        raise ValueError(f"to_coo: ldnz ({ldnz}) is smaller than the number of "
-                         f"non-zeros ({most})")
+        raise ValueError(
+            f"to_coo: ldnz ({ldnz}) is smaller than the number of non-zeros ({most})"
+        )
     data = xp.zeros((len(x), ldnz), dtype=x.dtype)
     row = xp.full((len(x), ldnz), -1, dtype=numpy.int32)
     col = xp.full((len(x), ldnz), -1, dtype=numpy.int32)
@@ -113,4 +138,6 @@ def to_coo(x: Any, ldnz: int | None = None, requires_grad: bool = False) -> CooM
         data[i, :n] = x[i][r, c]
         row[i, :n] = r
         col[i, :n] = c
-    return CooMatrix(data, row, col, x.shape[1:], order="C", requires_grad=requires_grad)
+    return CooMatrix(
+        data, row, col, x.shape[1:], order="C", requires_grad=requires_grad
+    )

@@ -18,41 +18,79 @@ SHAPE_PAIRS = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 3), (4, 1)), ((), (2,))
 
 
 @pytest.mark.parametrize("shapes", SHAPE_PAIRS)
-@pytest.mark.parametrize("op", [
-    lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b,
-])
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda a, b: a + b,
+        lambda a, b: a - b,
+        lambda a, b: a * b,
+    ],
+)
 def test_binary(op, shapes, float_dtype, device):
     check_op(op, op, list(shapes), dtype=float_dtype, device=device)
 
 
 @pytest.mark.parametrize("shapes", SHAPE_PAIRS)
 def test_div(shapes, float_dtype, device):
-    check_op(lambda a, b: a / b, lambda a, b: a / b,
-             [shapes[0], _positive(shapes[1])], dtype=float_dtype, device=device)
+    check_op(
+        lambda a, b: a / b,
+        lambda a, b: a / b,
+        [shapes[0], _positive(shapes[1])],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_pow_var_var(float_dtype, device):
-    check_op(lambda a, b: a ** b, lambda a, b: a ** b,
-             [_positive((3, 2)), (3, 2)], dtype=float_dtype, device=device)
+    check_op(
+        lambda a, b: a**b,
+        lambda a, b: a**b,
+        [_positive((3, 2)), (3, 2)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
-@pytest.mark.parametrize("op", [
-    lambda x: x + 2.5, lambda x: 2.5 + x, lambda x: x - 2, lambda x: 2 - x,
-    lambda x: x * 1.5, lambda x: 1.5 * x, lambda x: x / 2.0, lambda x: -x,
-    lambda x: x ** 2, lambda x: x ** 3.5, lambda x: 2.0 ** x, lambda x: 3.0 / x,
-])
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda x: x + 2.5,
+        lambda x: 2.5 + x,
+        lambda x: x - 2,
+        lambda x: 2 - x,
+        lambda x: x * 1.5,
+        lambda x: 1.5 * x,
+        lambda x: x / 2.0,
+        lambda x: -x,
+        lambda x: x**2,
+        lambda x: x**3.5,
+        lambda x: 2.0**x,
+        lambda x: 3.0 / x,
+    ],
+)
 def test_with_constant(op, float_dtype, device):
     check_op(op, op, [_positive((2, 3))], dtype=float_dtype, device=device)
 
 
 def test_absolute(float_dtype, device):
-    check_op(F.absolute, np.abs, [(3, 4)], dtype=float_dtype, device=device,
-             dodge_nondifferentiable=True)
+    check_op(
+        F.absolute,
+        np.abs,
+        [(3, 4)],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_multi_add(float_dtype, device):
-    check_op(lambda a, b, c: F.add(a, b, c), lambda a, b, c: a + b + c,
-             [(2, 3), (2, 3), (3,)], dtype=float_dtype, device=device)
+    check_op(
+        lambda a, b, c: F.add(a, b, c),
+        lambda a, b, c: a + b + c,
+        [(2, 3), (2, 3), (3,)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_floordiv_has_no_gradient():

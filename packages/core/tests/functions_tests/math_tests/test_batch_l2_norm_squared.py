@@ -8,9 +8,13 @@ from kusari.utils import type_check
 
 @pytest.mark.parametrize("shape", [(3, 2), (2, 3, 2), (4,)])
 def test_batch_l2_norm_squared(shape, float_dtype, device):
-    check_op(F.batch_l2_norm_squared,
-             lambda x: (x.reshape(len(x), -1) ** 2).sum(axis=1), [shape],
-             dtype=float_dtype, device=device)
+    check_op(
+        F.batch_l2_norm_squared,
+        lambda x: (x.reshape(len(x), -1) ** 2).sum(axis=1),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_0dim_input():

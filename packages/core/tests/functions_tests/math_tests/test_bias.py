@@ -5,8 +5,13 @@ import kusari.functions as F
 from kusari.testing import check_op
 from kusari.utils import type_check
 
-CASES = [((3, 4, 2), (4,), 1), ((3, 4, 2), (4, 2), 1), ((3, 4), (3,), 0),
-         ((3, 4, 2), (2,), -1), ((3, 4), (3, 4), 0)]
+CASES = [
+    ((3, 4, 2), (4,), 1),
+    ((3, 4, 2), (4, 2), 1),
+    ((3, 4), (3,), 0),
+    ((3, 4, 2), (2,), -1),
+    ((3, 4), (3, 4), 0),
+]
 
 
 def _ref(x, y, axis):
@@ -17,8 +22,13 @@ def _ref(x, y, axis):
 @pytest.mark.parametrize("xs,ys,axis", CASES)
 def test_bias(xs, ys, axis, float_dtype, device):
     # "* 1.0": see the engine workaround note in test_identity.py.
-    check_op(lambda x, y: F.bias(x, y, axis) * 1.0, lambda x, y: x + _ref(x, y, axis),
-             [xs, ys], dtype=float_dtype, device=device)
+    check_op(
+        lambda x, y: F.bias(x, y, axis) * 1.0,
+        lambda x, y: x + _ref(x, y, axis),
+        [xs, ys],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_default_axis():

@@ -19,8 +19,9 @@ def test_ceil(shape, float_dtype, device):
 
 
 def test_ceil_of_array():
-    np.testing.assert_array_equal(F.ceil(np.array([-1.5, 0.0, 2.5])).array,
-                                  np.ceil([-1.5, 0.0, 2.5]))
+    np.testing.assert_array_equal(
+        F.ceil(np.array([-1.5, 0.0, 2.5])).array, np.ceil([-1.5, 0.0, 2.5])
+    )
 
 
 def test_ceil_rejects_non_arrays():

@@ -13,15 +13,23 @@ def _spd(x):  # any square matrix -> a symmetric positive definite one
 
 
 def _op(x):
-    return F.cholesky((x + F.transpose(x)) * 0.5 + np.eye(x.shape[0], dtype=x.dtype) * 3)
+    return F.cholesky(
+        (x + F.transpose(x)) * 0.5 + np.eye(x.shape[0], dtype=x.dtype) * 3
+    )
 
 
 def test_cholesky(float_dtype, device):
     tol = None
     if float_dtype == np.float16:
         tol = {"forward": (1e-2, 1e-2), "double_backward": (2e-1, 2e-1)}
-    check_op(_op, lambda x: np.linalg.cholesky(_spd(x)), [(3, 3)], dtype=float_dtype,
-             device=device, tolerances=tol)
+    check_op(
+        _op,
+        lambda x: np.linalg.cholesky(_spd(x)),
+        [(3, 3)],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_not_positive_definite():

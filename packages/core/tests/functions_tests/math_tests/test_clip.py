@@ -9,8 +9,14 @@ from kusari.utils import type_check
 
 @pytest.mark.parametrize("lo,hi", [(-0.5, 0.5), (None, 0.3), (-0.2, None)])
 def test_clip(lo, hi, float_dtype, device):
-    check_op(lambda x: F.clip(x, lo, hi), lambda x: np.clip(x, lo, hi), [(4, 3)],
-             dtype=float_dtype, device=device, dodge_nondifferentiable=True)
+    check_op(
+        lambda x: F.clip(x, lo, hi),
+        lambda x: np.clip(x, lo, hi),
+        [(4, 3)],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_gradient_is_masked():

@@ -10,15 +10,24 @@ from kusari.utils import type_check
 def _away_from_zero(shape):
     def gen(rng, dtype):
         return (rng.uniform(0.5, 1.5, shape) * rng.choice([-1, 1], shape)).astype(dtype)
+
     return gen
 
 
-@pytest.mark.parametrize("shape,axis", [((3, 4), None), ((3, 4), 0), ((2, 3, 4), 1),
-                                        ((2, 3, 4), -1), ((), None)])
+@pytest.mark.parametrize(
+    "shape,axis",
+    [((3, 4), None), ((3, 4), 0), ((2, 3, 4), 1), ((2, 3, 4), -1), ((), None)],
+)
 def test_cumprod(shape, axis, float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(lambda x: F.cumprod(x, axis=axis), lambda x: np.cumprod(x, axis=axis),
-             [_away_from_zero(shape)], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        lambda x: F.cumprod(x, axis=axis),
+        lambda x: np.cumprod(x, axis=axis),
+        [_away_from_zero(shape)],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 @pytest.mark.parametrize("axis", [0, 1])
@@ -29,8 +38,13 @@ def test_cumprod_with_zeros(axis, float_dtype, device):
         x[2, 0] = x[0, 3] = 0
         return x.astype(dtype)
 
-    check_op(lambda x: F.cumprod(x, axis=axis), lambda x: np.cumprod(x, axis=axis),
-             [gen], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.cumprod(x, axis=axis),
+        lambda x: np.cumprod(x, axis=axis),
+        [gen],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_zero_gradient_is_exact():

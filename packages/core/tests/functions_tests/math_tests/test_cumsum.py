@@ -6,12 +6,27 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,axis", [((3, 4), None), ((3, 4), 0), ((2, 3, 4), 1),
-                                        ((2, 3, 4), -1), ((5,), 0), ((), None)])
+@pytest.mark.parametrize(
+    "shape,axis",
+    [
+        ((3, 4), None),
+        ((3, 4), 0),
+        ((2, 3, 4), 1),
+        ((2, 3, 4), -1),
+        ((5,), 0),
+        ((), None),
+    ],
+)
 def test_cumsum(shape, axis, float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(lambda x: F.cumsum(x, axis=axis), lambda x: np.cumsum(x, axis=axis),
-             [shape], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        lambda x: F.cumsum(x, axis=axis),
+        lambda x: np.cumsum(x, axis=axis),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_bad_axis():

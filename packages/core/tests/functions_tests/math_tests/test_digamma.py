@@ -16,12 +16,24 @@ def _domain(rng, dtype):
 
 def test_digamma(float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(F.digamma, special.digamma, [_domain], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        F.digamma,
+        special.digamma,
+        [_domain],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_digamma_0dim(device):
-    check_op(F.digamma, special.digamma, [lambda rng, dtype: np.asarray((0.5 + 3) / 2, dtype)],
-             dtype=np.float64, device=device)
+    check_op(
+        F.digamma,
+        special.digamma,
+        [lambda rng, dtype: np.asarray((0.5 + 3) / 2, dtype)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_int_input():

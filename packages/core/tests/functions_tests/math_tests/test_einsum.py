@@ -26,8 +26,14 @@ CASES = [
 @pytest.mark.parametrize("subs,shapes", CASES)
 def test_einsum(subs, shapes, float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(lambda *xs: F.einsum(subs, *xs), lambda *xs: np.einsum(subs, *xs),
-             shapes, dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        lambda *xs: F.einsum(subs, *xs),
+        lambda *xs: np.einsum(subs, *xs),
+        shapes,
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_operand_count():
@@ -47,7 +53,9 @@ def test_bad_subscripts():
 
 def test_shape_mismatch():
     with pytest.raises(type_check.InvalidType, match="einsum"):
-        F.einsum("ij,jk->ik", np.zeros((2, 3), np.float32), np.zeros((2, 2), np.float32))
+        F.einsum(
+            "ij,jk->ik", np.zeros((2, 3), np.float32), np.zeros((2, 2), np.float32)
+        )
     with pytest.raises(type_check.InvalidType, match="einsum"):
         F.einsum("ijk->i", np.zeros((2, 3), np.float32))
 

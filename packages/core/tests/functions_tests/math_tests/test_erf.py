@@ -16,12 +16,19 @@ def _domain(rng, dtype):
 
 def test_erf(float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(F.erf, special.erf, [_domain], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        F.erf, special.erf, [_domain], dtype=float_dtype, device=device, tolerances=tol
+    )
 
 
 def test_erf_0dim(device):
-    check_op(F.erf, special.erf, [lambda rng, dtype: np.asarray((-2 + 2) / 2, dtype)],
-             dtype=np.float64, device=device)
+    check_op(
+        F.erf,
+        special.erf,
+        [lambda rng, dtype: np.asarray((-2 + 2) / 2, dtype)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_int_input():

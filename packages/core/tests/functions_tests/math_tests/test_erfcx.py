@@ -16,12 +16,24 @@ def _domain(rng, dtype):
 
 def test_erfcx(float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(F.erfcx, special.erfcx, [_domain], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        F.erfcx,
+        special.erfcx,
+        [_domain],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_erfcx_0dim(device):
-    check_op(F.erfcx, special.erfcx, [lambda rng, dtype: np.asarray((-1 + 2) / 2, dtype)],
-             dtype=np.float64, device=device)
+    check_op(
+        F.erfcx,
+        special.erfcx,
+        [lambda rng, dtype: np.asarray((-1 + 2) / 2, dtype)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_int_input():

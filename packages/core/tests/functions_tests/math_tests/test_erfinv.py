@@ -16,12 +16,24 @@ def _domain(rng, dtype):
 
 def test_erfinv(float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(F.erfinv, special.erfinv, [_domain], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        F.erfinv,
+        special.erfinv,
+        [_domain],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_erfinv_0dim(device):
-    check_op(F.erfinv, special.erfinv, [lambda rng, dtype: np.asarray((-0.8 + 0.8) / 2, dtype)],
-             dtype=np.float64, device=device)
+    check_op(
+        F.erfinv,
+        special.erfinv,
+        [lambda rng, dtype: np.asarray((-0.8 + 0.8) / 2, dtype)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_int_input():

@@ -11,10 +11,15 @@ def _positive(rng, dtype):
     return rng.uniform(0.5, 2.0, (3, 4)).astype(dtype)
 
 
-@pytest.mark.parametrize("op,ref,inp", [
-    (F.exp, np.exp, (3, 4)), (F.log, np.log, _positive),
-    (F.log2, np.log2, _positive), (F.log10, np.log10, _positive),
-])
+@pytest.mark.parametrize(
+    "op,ref,inp",
+    [
+        (F.exp, np.exp, (3, 4)),
+        (F.log, np.log, _positive),
+        (F.log2, np.log2, _positive),
+        (F.log10, np.log10, _positive),
+    ],
+)
 def test_exponential(op, ref, inp, float_dtype, device):
     check_op(op, ref, [inp], dtype=float_dtype, device=device)
 

@@ -10,6 +10,7 @@ def _ref(method):
     def ref(r, i):
         y = getattr(np.fft, method)(r + 1j * i, axis=-1)
         return y.real, y.imag
+
     return ref
 
 
@@ -18,16 +19,27 @@ def _ref(method):
 def test_fft(method, shape, float_dtype, device):
     fn = getattr(F, method)
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(lambda r, i: fn((r, i)), _ref(method), [shape, shape], dtype=float_dtype,
-             device=device, tolerances=tol)
+    check_op(
+        lambda r, i: fn((r, i)),
+        _ref(method),
+        [shape, shape],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 @pytest.mark.parametrize("method", ["fft", "ifft"])
 def test_one_output_used(method, device):
     # Only the real part feeds the loss: the imaginary gradient is None.
     fn = getattr(F, method)
-    check_op(lambda r, i: fn((r, i))[0], lambda r, i: _ref(method)(r, i)[0],
-             [(2, 4), (2, 4)], dtype=np.float64, device=device)
+    check_op(
+        lambda r, i: fn((r, i))[0],
+        lambda r, i: _ref(method)(r, i)[0],
+        [(2, 4), (2, 4)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_roundtrip():

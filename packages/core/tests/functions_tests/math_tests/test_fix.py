@@ -19,8 +19,9 @@ def test_fix(shape, float_dtype, device):
 
 
 def test_fix_of_array():
-    np.testing.assert_array_equal(F.fix(np.array([-1.5, 0.0, 2.5])).array,
-                                  np.fix([-1.5, 0.0, 2.5]))
+    np.testing.assert_array_equal(
+        F.fix(np.array([-1.5, 0.0, 2.5])).array, np.fix([-1.5, 0.0, 2.5])
+    )
 
 
 def test_fix_rejects_non_arrays():

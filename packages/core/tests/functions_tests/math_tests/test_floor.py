@@ -19,8 +19,9 @@ def test_floor(shape, float_dtype, device):
 
 
 def test_floor_of_array():
-    np.testing.assert_array_equal(F.floor(np.array([-1.5, 0.0, 2.5])).array,
-                                  np.floor([-1.5, 0.0, 2.5]))
+    np.testing.assert_array_equal(
+        F.floor(np.array([-1.5, 0.0, 2.5])).array, np.floor([-1.5, 0.0, 2.5])
+    )
 
 
 def test_floor_rejects_non_arrays():

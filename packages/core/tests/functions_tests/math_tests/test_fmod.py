@@ -5,11 +5,10 @@ import kusari.functions as F
 from kusari.testing import check_op
 from kusari.utils import type_check
 
-
 _rng = np.random.default_rng(1)
 # fmod jumps where x / divisor crosses an integer: keep the quotient's
 # fractional part inside [0.2, 0.8].
-DIVISOR = (_rng.uniform(0.7, 1.3, (3, 2)) * _rng.choice([-1, 1], (3, 2)))
+DIVISOR = _rng.uniform(0.7, 1.3, (3, 2)) * _rng.choice([-1, 1], (3, 2))
 X = DIVISOR * (_rng.integers(-3, 4, (3, 2)) + _rng.uniform(0.2, 0.8, (3, 2)))
 
 
@@ -17,8 +16,14 @@ def test_fmod(float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
     # "* 1.0": the engine workaround explained in test_identity.py (the
     # gradient of x is the incoming gradient itself).
-    check_op(lambda x, d: F.fmod(x, d) * 1.0, np.fmod, [X, DIVISOR], dtype=float_dtype, device=device,
-             tolerances=tol)
+    check_op(
+        lambda x, d: F.fmod(x, d) * 1.0,
+        np.fmod,
+        [X, DIVISOR],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_shape_mismatch():

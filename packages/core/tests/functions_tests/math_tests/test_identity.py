@@ -24,8 +24,9 @@ def test_identity_one(float_dtype, device):
 
 
 def test_identity_many(float_dtype, device):
-    check_op(_many, lambda x, y: (x, y), [(3, 2), (4,)], dtype=float_dtype,
-             device=device)
+    check_op(
+        _many, lambda x, y: (x, y), [(3, 2), (4,)], dtype=float_dtype, device=device
+    )
 
 
 def test_identity_returns_new_variables():

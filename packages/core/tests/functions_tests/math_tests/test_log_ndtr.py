@@ -16,12 +16,24 @@ def _domain(rng, dtype):
 
 def test_log_ndtr(float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(F.log_ndtr, special.log_ndtr, [_domain], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        F.log_ndtr,
+        special.log_ndtr,
+        [_domain],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_log_ndtr_0dim(device):
-    check_op(F.log_ndtr, special.log_ndtr, [lambda rng, dtype: np.asarray((-3 + 2) / 2, dtype)],
-             dtype=np.float64, device=device)
+    check_op(
+        F.log_ndtr,
+        special.log_ndtr,
+        [lambda rng, dtype: np.asarray((-3 + 2) / 2, dtype)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_int_input():
@@ -37,6 +49,7 @@ def test_without_scipy(monkeypatch):
 
 def test_far_left_tail_gradient_is_finite():
     import kusari
+
     x = kusari.Variable(np.array([-30.0, -10.0]))
     y = F.log_ndtr(x)
     y.grad = np.ones(2)

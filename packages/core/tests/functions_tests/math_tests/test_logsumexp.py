@@ -8,14 +8,22 @@ from kusari.utils import type_check
 
 def _ref(x, axis):
     m = np.max(x, axis=axis, keepdims=True)
-    return np.squeeze(np.log(np.exp(x - m).sum(axis=axis, keepdims=True)) + m, axis=axis) \
-        if axis is not None else np.log(np.exp(x - m).sum()) + m.reshape(())
+    return (
+        np.squeeze(np.log(np.exp(x - m).sum(axis=axis, keepdims=True)) + m, axis=axis)
+        if axis is not None
+        else np.log(np.exp(x - m).sum()) + m.reshape(())
+    )
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2)])
 def test_logsumexp(axis, float_dtype, device):
-    check_op(lambda x: F.logsumexp(x, axis=axis), lambda x: _ref(x, axis), [(2, 3, 2)],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.logsumexp(x, axis=axis),
+        lambda x: _ref(x, axis),
+        [(2, 3, 2)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_large_values_are_stable():

@@ -12,12 +12,22 @@ def _t(a):
     return np.swapaxes(a, -1, -2) if a.ndim >= 2 else a
 
 
-@pytest.mark.parametrize("sa,sb", [
-    ((2, 3), (3, 4)), ((3,), (3, 4)), ((2, 3), (3,)), ((3,), (3,)),
-    ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)), ((5, 1, 2, 3), (4, 3, 2)),
-])
-@pytest.mark.parametrize("transa,transb", [(False, False), (True, False), (False, True),
-                                           (True, True)])
+@pytest.mark.parametrize(
+    "sa,sb",
+    [
+        ((2, 3), (3, 4)),
+        ((3,), (3, 4)),
+        ((2, 3), (3,)),
+        ((3,), (3,)),
+        ((5, 2, 3), (3, 4)),
+        ((2, 3), (5, 3, 4)),
+        ((5, 2, 3), (5, 3, 4)),
+        ((5, 1, 2, 3), (4, 3, 2)),
+    ],
+)
+@pytest.mark.parametrize(
+    "transa,transb", [(False, False), (True, False), (False, True), (True, True)]
+)
 def test_matmul(sa, sb, transa, transb, float_dtype, device):
     if transa and len(sa) >= 2:
         sa = sa[:-2] + (sa[-1], sa[-2])
@@ -28,8 +38,14 @@ def test_matmul(sa, sb, transa, transb, float_dtype, device):
         return np.matmul(_t(a) if transa else a, _t(b) if transb else b)
 
     tol = {"forward": (5e-3, 5e-3)} if float_dtype == np.float16 else None
-    check_op(lambda a, b: F.matmul(a, b, transa=transa, transb=transb), ref,
-             [sa, sb], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        lambda a, b: F.matmul(a, b, transa=transa, transb=transb),
+        ref,
+        [sa, sb],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_matmul_shape_error():

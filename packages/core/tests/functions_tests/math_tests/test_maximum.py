@@ -9,8 +9,14 @@ from kusari.utils import type_check
 
 @pytest.mark.parametrize("shape", [(3, 2), ()])
 def test_maximum(shape, float_dtype, device):
-    check_op(F.maximum, np.maximum, [shape, shape], dtype=float_dtype, device=device,
-             dodge_nondifferentiable=True)
+    check_op(
+        F.maximum,
+        np.maximum,
+        [shape, shape],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_ties_send_gradient_to_x1():

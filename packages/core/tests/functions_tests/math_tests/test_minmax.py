@@ -17,9 +17,13 @@ def _distinct(rng, dtype):  # well separated values: no ties, no kinks
 @pytest.mark.parametrize("keepdims", [False, True])
 @pytest.mark.parametrize("fn,ref", [(F.max, np.max), (F.min, np.min)])
 def test_max_min(fn, ref, axis, keepdims, float_dtype, device):
-    check_op(lambda x: fn(x, axis=axis, keepdims=keepdims),
-             lambda x: ref(x, axis=axis, keepdims=keepdims), [_distinct],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: fn(x, axis=axis, keepdims=keepdims),
+        lambda x: ref(x, axis=axis, keepdims=keepdims),
+        [_distinct],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 @pytest.mark.parametrize("fn", [F.max, F.min])
@@ -30,8 +34,15 @@ def test_max_min_0dim(fn, float_dtype, device):
 @pytest.mark.parametrize("axis", [None, 0, 2, -1])
 @pytest.mark.parametrize("fn,ref", [(F.argmax, np.argmax), (F.argmin, np.argmin)])
 def test_argmax_argmin(fn, ref, axis, float_dtype, device):
-    check_op(lambda x: fn(x, axis=axis), lambda x: ref(x, axis=axis), [_distinct],
-             dtype=float_dtype, device=device, backward=False, check_dtype=False)
+    check_op(
+        lambda x: fn(x, axis=axis),
+        lambda x: ref(x, axis=axis),
+        [_distinct],
+        dtype=float_dtype,
+        device=device,
+        backward=False,
+        check_dtype=False,
+    )
     y = fn(np.zeros((2, 3), float_dtype), axis=axis if axis != 2 else 1)
     assert y.dtype == np.int32
 

@@ -16,12 +16,24 @@ def _domain(rng, dtype):
 
 def test_ndtr(float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(F.ndtr, special.ndtr, [_domain], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        F.ndtr,
+        special.ndtr,
+        [_domain],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_ndtr_0dim(device):
-    check_op(F.ndtr, special.ndtr, [lambda rng, dtype: np.asarray((-2 + 2) / 2, dtype)],
-             dtype=np.float64, device=device)
+    check_op(
+        F.ndtr,
+        special.ndtr,
+        [lambda rng, dtype: np.asarray((-2 + 2) / 2, dtype)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_int_input():

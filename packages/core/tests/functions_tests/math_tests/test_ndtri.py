@@ -16,12 +16,24 @@ def _domain(rng, dtype):
 
 def test_ndtri(float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(F.ndtri, special.ndtri, [_domain], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        F.ndtri,
+        special.ndtri,
+        [_domain],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_ndtri_0dim(device):
-    check_op(F.ndtri, special.ndtri, [lambda rng, dtype: np.asarray((0.1 + 0.9) / 2, dtype)],
-             dtype=np.float64, device=device)
+    check_op(
+        F.ndtri,
+        special.ndtri,
+        [lambda rng, dtype: np.asarray((0.1 + 0.9) / 2, dtype)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_int_input():

@@ -20,14 +20,24 @@ def _x(rng, dtype):
 
 def test_polygamma(float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(F.polygamma, special.polygamma, [_n, _x], dtype=float_dtype, device=device,
-             tolerances=tol)
+    check_op(
+        F.polygamma,
+        special.polygamma,
+        [_n, _x],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_polygamma_broadcast_n(device):
-    check_op(F.polygamma, special.polygamma,
-             [lambda rng, dtype: np.array(1, np.int32), _x], dtype=np.float64,
-             device=device)
+    check_op(
+        F.polygamma,
+        special.polygamma,
+        [lambda rng, dtype: np.array(1, np.int32), _x],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_bad_dtypes():

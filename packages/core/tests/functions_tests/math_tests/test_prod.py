@@ -8,15 +8,21 @@ from kusari.utils import type_check
 
 
 def _away_from_zero(rng, dtype):
-    return (rng.uniform(0.5, 1.5, (2, 3, 2)) * rng.choice([-1, 1], (2, 3, 2))).astype(dtype)
+    return (rng.uniform(0.5, 1.5, (2, 3, 2)) * rng.choice([-1, 1], (2, 3, 2))).astype(
+        dtype
+    )
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2)])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_prod(axis, keepdims, float_dtype, device):
-    check_op(lambda x: F.prod(x, axis=axis, keepdims=keepdims),
-             lambda x: np.prod(x, axis=axis, keepdims=keepdims), [_away_from_zero],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.prod(x, axis=axis, keepdims=keepdims),
+        lambda x: np.prod(x, axis=axis, keepdims=keepdims),
+        [_away_from_zero],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 @pytest.mark.parametrize("axis", [None, 1, (0, 1)])
@@ -27,8 +33,13 @@ def test_prod_with_zeros(axis, float_dtype, device):
         x[1, 2] = x[1, 3] = 0
         return x.astype(dtype)
 
-    check_op(lambda x: F.prod(x, axis=axis), lambda x: np.prod(x, axis=axis),
-             [with_zeros], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.prod(x, axis=axis),
+        lambda x: np.prod(x, axis=axis),
+        [with_zeros],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_prod_zero_gradient_is_exact():

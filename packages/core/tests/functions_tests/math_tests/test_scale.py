@@ -5,8 +5,12 @@ import kusari.functions as F
 from kusari.testing import check_op
 from kusari.utils import type_check
 
-CASES = [((3, 4, 2), (4,), 1), ((3, 4, 2), (4, 2), 1), ((3, 4), (3,), 0),
-         ((3, 4, 2), (2,), -1)]
+CASES = [
+    ((3, 4, 2), (4,), 1),
+    ((3, 4, 2), (4, 2), 1),
+    ((3, 4), (3,), 0),
+    ((3, 4, 2), (2,), -1),
+]
 
 
 def _ref(x, y, axis):
@@ -16,8 +20,13 @@ def _ref(x, y, axis):
 
 @pytest.mark.parametrize("xs,ys,axis", CASES)
 def test_scale(xs, ys, axis, float_dtype, device):
-    check_op(lambda x, y: F.scale(x, y, axis), lambda x, y: x * _ref(x, y, axis),
-             [xs, ys], dtype=float_dtype, device=device)
+    check_op(
+        lambda x, y: F.scale(x, y, axis),
+        lambda x, y: x * _ref(x, y, axis),
+        [xs, ys],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_shape_mismatch():

@@ -19,8 +19,9 @@ def test_sign(shape, float_dtype, device):
 
 
 def test_sign_of_array():
-    np.testing.assert_array_equal(F.sign(np.array([-1.5, 0.0, 2.5])).array,
-                                  np.sign([-1.5, 0.0, 2.5]))
+    np.testing.assert_array_equal(
+        F.sign(np.array([-1.5, 0.0, 2.5])).array, np.sign([-1.5, 0.0, 2.5])
+    )
 
 
 def test_sign_rejects_non_arrays():

@@ -9,7 +9,7 @@ from kusari.utils.sparse import CooMatrix, to_coo
 _rng = np.random.default_rng(3)
 DENSE2 = _rng.uniform(-1, 1, (3, 4)) * (_rng.uniform(size=(3, 4)) < 0.5)
 DENSE3 = _rng.uniform(-1, 1, (2, 3, 4)) * (_rng.uniform(size=(2, 3, 4)) < 0.5)
-DENSE2[0, 0] = DENSE3[0, 0, 0] = DENSE3[1, 2, 3] = 0.5   # never all zero
+DENSE2[0, 0] = DENSE3[0, 0, 0] = DENSE3[1, 2, 3] = 0.5  # never all zero
 
 
 def _t(x):
@@ -28,16 +28,23 @@ def test_sparse_times_dense(dense, transa, transb, float_dtype, device):
     bshape = batch + ((2, k) if transb else (k, 2))
 
     def op(data, b):
-        return F.sparse_matmul(CooMatrix(data, sp.row, sp.col, sp.shape), b,
-                               transa=transa, transb=transb)
+        return F.sparse_matmul(
+            CooMatrix(data, sp.row, sp.col, sp.shape), b, transa=transa, transb=transb
+        )
 
     def ref(data, b):
         a = CooMatrix(data, sp.row, sp.col, sp.shape).to_dense()
         return (_t(a) if transa else a) @ (_t(b) if transb else b)
 
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(op, ref, [sp.data.array, bshape], dtype=float_dtype, device=device,
-             tolerances=tol)
+    check_op(
+        op,
+        ref,
+        [sp.data.array, bshape],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 @pytest.mark.parametrize("dense", [DENSE2, DENSE3], ids=["2d", "3d"])
@@ -52,16 +59,23 @@ def test_dense_times_sparse(dense, transa, transb, float_dtype, device):
     ashape = batch + ((k, 2) if transa else (2, k))
 
     def op(a, data):
-        return F.sparse_matmul(a, CooMatrix(data, sp.row, sp.col, sp.shape),
-                               transa=transa, transb=transb)
+        return F.sparse_matmul(
+            a, CooMatrix(data, sp.row, sp.col, sp.shape), transa=transa, transb=transb
+        )
 
     def ref(a, data):
         b = CooMatrix(data, sp.row, sp.col, sp.shape).to_dense()
         return (_t(a) if transa else a) @ (_t(b) if transb else b)
 
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(op, ref, [ashape, sp.data.array], dtype=float_dtype, device=device,
-             tolerances=tol)
+    check_op(
+        op,
+        ref,
+        [ashape, sp.data.array],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_to_coo_roundtrip():

@@ -15,8 +15,9 @@ def test_sqrt(float_dtype, device):
 
 
 def test_rsqrt(float_dtype, device):
-    check_op(F.rsqrt, lambda x: 1 / np.sqrt(x), [_positive], dtype=float_dtype,
-             device=device)
+    check_op(
+        F.rsqrt, lambda x: 1 / np.sqrt(x), [_positive], dtype=float_dtype, device=device
+    )
 
 
 def test_int_input_is_rejected():

@@ -5,15 +5,26 @@ import kusari.functions as F
 from kusari.testing import check_op
 from kusari.utils import type_check
 
-CASES = [((2, 3, 4), (3, 4, 2), 2), ((2, 3), (3, 2), 1), ((2, 3), (4,), 0),
-         ((2, 3, 4), (4, 2, 3), ([1, 2], [2, 0])), ((3, 2), (3, 4), (0, 0))]
+CASES = [
+    ((2, 3, 4), (3, 4, 2), 2),
+    ((2, 3), (3, 2), 1),
+    ((2, 3), (4,), 0),
+    ((2, 3, 4), (4, 2, 3), ([1, 2], [2, 0])),
+    ((3, 2), (3, 4), (0, 0)),
+]
 
 
 @pytest.mark.parametrize("sa,sb,axes", CASES)
 def test_tensordot(sa, sb, axes, float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(lambda a, b: F.tensordot(a, b, axes), lambda a, b: np.tensordot(a, b, axes),
-             [sa, sb], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        lambda a, b: F.tensordot(a, b, axes),
+        lambda a, b: np.tensordot(a, b, axes),
+        [sa, sb],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_length_mismatch():

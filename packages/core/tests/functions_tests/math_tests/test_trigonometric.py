@@ -11,8 +11,9 @@ def _inside(rng, dtype):  # keep away from +-1 where arcsin/arccos blow up
 
 
 @pytest.mark.parametrize("shape", [(3, 2), ()])
-@pytest.mark.parametrize("fn,ref", [(F.sin, np.sin), (F.cos, np.cos), (F.tan, np.tan),
-                                    (F.arctan, np.arctan)])
+@pytest.mark.parametrize(
+    "fn,ref", [(F.sin, np.sin), (F.cos, np.cos), (F.tan, np.tan), (F.arctan, np.arctan)]
+)
 def test_unary(fn, ref, shape, float_dtype, device):
     check_op(fn, ref, [shape], dtype=float_dtype, device=device)
 

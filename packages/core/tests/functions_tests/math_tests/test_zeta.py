@@ -21,8 +21,14 @@ def test_zeta(xshape, float_dtype, device):
     x = kusari.backend.get_device(device).send(x)
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
     x_host = kusari.backend.CpuDevice().send(x).astype(np.float64)
-    check_op(lambda q: F.zeta(x, q), lambda q: special.zeta(x_host, q),
-             [_q], dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        lambda q: F.zeta(x, q),
+        lambda q: special.zeta(x_host, q),
+        [_q],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_x_must_be_an_array():

@@ -42,7 +42,8 @@ def test_batch_normalization(x_shape, g_shape, axis, red, float_dtype, device):
     if float_dtype == np.float16:
         tol = {"backward": (1e-1, 1e-1), "double_backward": (2e-1, 2e-1)}
     check_op(lambda x, g, b: F.batch_normalization(x, g, b, axis=axis),
-             lambda x, g, b: _bn_ref(x, g, b, red), [x_shape, _positive(g_shape), g_shape],
+             lambda x, g, b: _bn_ref(x, g, b, red),
+             [x_shape, _positive(g_shape), g_shape],
              dtype=float_dtype, device=device, tolerances=tol)
 
 
@@ -117,8 +118,8 @@ def test_fixed_batch_normalization(float_dtype, device):
     if float_dtype == np.float16:
         tol = {"backward": (1e-1, 1e-1), "double_backward": (2e-1, 2e-1)}
     check_op(F.fixed_batch_normalization, ref,
-             [(4, 3), (3,), (3,), (3,), _positive((3,))], dtype=float_dtype, device=device,
-             tolerances=tol)
+             [(4, 3), (3,), (3,), (3,), _positive((3,))], dtype=float_dtype,
+             device=device, tolerances=tol)
 
 
 def test_fixed_batch_normalization_axis(device):

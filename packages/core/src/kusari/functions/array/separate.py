@@ -37,7 +37,7 @@ class Separate(FunctionNode):
         outs = []
         for i in range(x.shape[axis]):
             index[axis] = i
-            outs.append(x[tuple(index)])
+            outs.append(x[(*index, Ellipsis)])  # `...` keeps 0-d results arrays
         return tuple(outs)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:

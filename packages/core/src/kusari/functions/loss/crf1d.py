@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy
+
 from kusari import backend
 from kusari.functions.loss._helpers import as_array, check_reduce, concat0, logsumexp
 from kusari.variable import Variable
@@ -156,12 +158,12 @@ def argmax_crf1d(cost: Any, xs: Sequence[Any]) -> tuple[Variable, list[Any]]:
         scores = alpha[:, :, None] + c[None]
         back.append(scores.argmax(axis=1))
         alpha = scores.max(axis=1) + x
-    inds = alpha.argmax(axis=1)
+    inds = alpha.argmax(axis=1).astype(numpy.int32)
     path = [inds]
     for ptr, rest in zip(back[::-1], rests[::-1], strict=True):
         inds = ptr[xp.arange(len(inds)), inds]
         if rest is not None:
-            inds = xp.concatenate([inds, rest.argmax(axis=1)])
+            inds = xp.concatenate([inds, rest.argmax(axis=1).astype(numpy.int32)])
         path.append(inds)
     path.reverse()
     return _path_score(cost, xs, path), path

@@ -14,10 +14,9 @@ from kusari.variable import Variable
 
 
 def _check_reduce(reduce: str) -> None:
-    if reduce not in ("mean", "no"):
-        raise ValueError(
-            f"softmax_cross_entropy: reduce must be 'mean' or 'no', got {reduce!r}"
-        )
+    from kusari.functions.loss._helpers import check_reduce
+
+    check_reduce("softmax_cross_entropy", reduce, ("mean", "no"))
 
 
 def _to_2d(a: Any) -> Any:

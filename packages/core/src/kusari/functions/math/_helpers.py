@@ -24,8 +24,9 @@ def check_float_unary(in_types: Any) -> None:
     check_float(in_types, ("x",))
 
 
-def expand_reduced(gy: Any, in_shape: tuple[int, ...], axis: tuple[int, ...] | None,
-                   keepdims: bool) -> Any:
+def expand_reduced(
+    gy: Any, in_shape: tuple[int, ...], axis: tuple[int, ...] | None, keepdims: bool
+) -> Any:
     """Reshape a reduction's gradient so that it broadcasts against the input."""
     from kusari.functions.array.reshape import reshape
 
@@ -58,8 +59,9 @@ def special(name: str, fname: str, xp: Any) -> Any:
     except ImportError as e:
         if name in _MATH_FALLBACK:
             return numpy.vectorize(_MATH_FALLBACK[name], otypes=[numpy.float64])
-        raise ImportError(f"{fname} requires SciPy (scipy.special.{name}); "
-                          "install scipy to use it") from e
+        raise ImportError(
+            f"{fname} requires SciPy (scipy.special.{name}); install scipy to use it"
+        ) from e
     return getattr(ss, name)
 
 
@@ -86,7 +88,9 @@ def normalize_int_axis(axis: Any, ndim: int, fname: str) -> int:
     if not isinstance(axis, (int, numpy.integer)) or isinstance(axis, bool):
         raise TypeError(f"{fname}: axis must be an int or None, got {axis!r}")
     if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(f"{fname}: axis {axis} is out of bounds for an array of ndim {ndim}")
+        raise ValueError(
+            f"{fname}: axis {axis} is out of bounds for an array of ndim {ndim}"
+        )
     return int(axis) % max(ndim, 1)
 
 
@@ -128,6 +132,8 @@ class SpecialUnary(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         self.retain_outputs((0,))
-        x, = inputs
-        f = special(self.scipy_name or self.name, self.name, backend.get_array_module(x))
-        return force_array(f(x), x.dtype),
+        (x,) = inputs
+        f = special(
+            self.scipy_name or self.name, self.name, backend.get_array_module(x)
+        )
+        return (force_array(f(x), x.dtype),)

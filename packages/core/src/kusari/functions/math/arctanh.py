@@ -12,8 +12,8 @@ class Arctanh(_UnaryInput):
     ufunc = "arctanh"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] / (1.0 - x * x),
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] / (1.0 - x * x),)
 
 
 def arctanh(x: Any) -> Variable:

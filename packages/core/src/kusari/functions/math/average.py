@@ -7,8 +7,9 @@ from typing import Any
 from kusari.variable import Variable
 
 
-def average(x: Any, axis: Any = None, weights: Any = None,
-            keepdims: bool = False) -> Variable:
+def average(
+    x: Any, axis: Any = None, weights: Any = None, keepdims: bool = False
+) -> Variable:
     """Weighted average over the given axes.
 
     Args:
@@ -45,26 +46,36 @@ def average(x: Any, axis: Any = None, weights: Any = None,
         return _sum(x, axis, keepdims) * (1.0 / n)
     w = as_variable(weights)
     if w.dtype != x.dtype:
-        raise TypeError(f"average: weights must have the dtype of x ({x.dtype}), got {w.dtype}")
+        raise TypeError(
+            f"average: weights must have the dtype of x ({x.dtype}), got {w.dtype}"
+        )
     if axes is None:
         if w.shape != x.shape:
             raise ValueError(
-                f"average: weights must have the shape of x {x.shape} when axis is None, "
-                f"got {w.shape}")
+                f"average: weights must have the shape of x {x.shape} when axis is "
+                f"None, "
+                f"got {w.shape}"
+            )
     elif isinstance(axis, tuple):
         raise ValueError("average: a tuple axis is not supported together with weights")
     else:
         a = axes[0]
         if w.ndim != 1 or w.shape[0] != x.shape[a]:
             raise ValueError(
-                f"average: weights must be 1-D of length x.shape[{axis}] = {x.shape[a]}, "
-                f"got shape {w.shape}")
-        w = broadcast_to(reshape(w, tuple([d if i == a else 1
-                                           for i, d in enumerate(x.shape)])), x.shape)
+                f"average: weights must be 1-D of length x.shape[{axis}] = "
+                f"{x.shape[a]}, "
+                f"got shape {w.shape}"
+            )
+        w = broadcast_to(
+            reshape(w, tuple([d if i == a else 1 for i, d in enumerate(x.shape)])),
+            x.shape,
+        )
     return _sum(x * w, axis, keepdims) / _sum(w, axis, keepdims)
 
 
-def mean(x: Any, axis: Any = None, weights: Any = None, keepdims: bool = False) -> Variable:
+def mean(
+    x: Any, axis: Any = None, weights: Any = None, keepdims: bool = False
+) -> Variable:
     """Alias of :func:`average`.
 
     Example:

@@ -20,21 +20,23 @@ class BatchL2NormSquared(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        x, = inputs
+        (x,) = inputs
         x2 = x.reshape(len(x), -1)
-        return force_array((x2 * x2).sum(axis=1), x.dtype),
+        return (force_array((x2 * x2).sum(axis=1), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
         from kusari.functions.array.reshape import reshape
 
-        x, = self.get_retained_inputs()
+        (x,) = self.get_retained_inputs()
         gy = reshape(grad_outputs[0], (len(x),) + (1,) * (x.ndim - 1))
-        return broadcast_to(gy, x.shape) * (x * 2.0),
+        return (broadcast_to(gy, x.shape) * (x * 2.0),)
 
 
 def batch_l2_norm_squared(x: Any) -> Variable:
-    """Sum of squares over all axes but the first: ``(x.reshape(len(x), -1) ** 2).sum(1)``.
+    """Sum of squares over all axes but the first.
+
+    The same as ``(x.reshape(len(x), -1) ** 2).sum(1)``.
 
     Example:
         >>> import numpy as np

@@ -13,15 +13,20 @@ def _broadcast_from_axis(x: Variable, y: Variable, axis: int, fname: str) -> Var
     from kusari.utils import type_check
 
     if x.dtype != y.dtype:
-        raise type_check.InvalidType(f"{fname}: x.dtype == y.dtype",
-                                     f"{x.dtype} != {y.dtype}")
+        raise type_check.InvalidType(
+            f"{fname}: x.dtype == y.dtype", f"{x.dtype} != {y.dtype}"
+        )
     if axis < 0:
         axis += x.ndim
-    if not (0 <= axis and axis + y.ndim <= x.ndim
-            and x.shape[axis:axis + y.ndim] == y.shape):
+    if not (
+        0 <= axis
+        and axis + y.ndim <= x.ndim
+        and x.shape[axis : axis + y.ndim] == y.shape
+    ):
         raise type_check.InvalidType(
             f"{fname}: x.shape[axis:axis + y.ndim] == y.shape",
-            f"x.shape={x.shape}, y.shape={y.shape}, axis={axis}")
+            f"x.shape={x.shape}, y.shape={y.shape}, axis={axis}",
+        )
     shape = (1,) * axis + y.shape + (1,) * (x.ndim - axis - y.ndim)
     return broadcast_to(reshape(y, shape), x.shape)
 

@@ -1,4 +1,4 @@
-"""``ceil``: Elementwise ceiling (the smallest integer not below x); not differentiable."""
+"""``ceil``: elementwise ceiling (not differentiable)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,13 @@ def ceil(x: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.ceil(np.array([1.5], np.float32)).array
-        array([2.0], dtype=float32)
+        array([2.], dtype=float32)
     """
     if isinstance(x, Variable):
         x = x.array
     xp = backend.get_array_module(x)
     if not hasattr(x, "dtype"):
-        raise TypeError(f"ceil: expected a Variable or an ndarray, got {type(x).__name__}")
+        raise TypeError(
+            f"ceil: expected a Variable or an ndarray, got {type(x).__name__}"
+        )
     return Variable(force_array(xp.ceil(x), x.dtype), requires_grad=False)

@@ -20,16 +20,16 @@ class Cholesky(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        a, = inputs
+        (a,) = inputs
         xp = backend.get_array_module(a)
-        return linalg("cholesky", xp.linalg.cholesky, a),
+        return (linalg("cholesky", xp.linalg.cholesky, a),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.transpose import transpose
         from kusari.functions.math.inv import inv
         from kusari.functions.math.matmul import matmul
 
-        L, = self.get_retained_outputs()
+        (L,) = self.get_retained_outputs()
         gL = grad_outputs[0]
         xp = backend.get_array_module(L.array)
         n = L.shape[0]
@@ -38,7 +38,7 @@ class Cholesky(FunctionNode):
         phi = matmul(L, gL, transa=True) * mask
         linv = inv(L)
         s = matmul(matmul(linv, phi, transa=True), linv)
-        return (s + transpose(s)) * 0.5,
+        return ((s + transpose(s)) * 0.5,)
 
 
 def cholesky(a: Any) -> Variable:

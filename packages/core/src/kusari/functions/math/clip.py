@@ -23,7 +23,7 @@ class Clip(FunctionNode):
         return "clip"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         lo = None if self.x_min is None else x.dtype.type(self.x_min)
         hi = None if self.x_max is None else x.dtype.type(self.x_max)
@@ -33,10 +33,10 @@ class Clip(FunctionNode):
         if hi is not None:
             mask &= x <= hi
         self._mask = mask.astype(x.dtype)
-        return force_array(xp.clip(x, lo, hi), x.dtype),
+        return (force_array(xp.clip(x, lo, hi), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return grad_outputs[0] * self._mask,
+        return (grad_outputs[0] * self._mask,)
 
 
 def clip(x: Any, x_min: Any, x_max: Any) -> Variable:
@@ -56,9 +56,14 @@ def clip(x: Any, x_min: Any, x_max: Any) -> Variable:
     if x_min is None and x_max is None:
         raise ValueError("clip: x_min and x_max must not both be None")
     for name, v in (("x_min", x_min), ("x_max", x_max)):
-        if v is not None and not isinstance(v, (int, float)) and not (
-                hasattr(v, "ndim") and v.ndim == 0):
-            raise TypeError(f"clip: {name} must be a scalar or None, got {type(v).__name__}")
+        if (
+            v is not None
+            and not isinstance(v, (int, float))
+            and not (hasattr(v, "ndim") and v.ndim == 0)
+        ):
+            raise TypeError(
+                f"clip: {name} must be a scalar or None, got {type(v).__name__}"
+            )
     if x_min is not None and x_max is not None and x_min > x_max:
         raise ValueError(f"clip: x_min ({x_min}) must not exceed x_max ({x_max})")
     return Clip(x_min, x_max).apply((x,))[0]

@@ -27,21 +27,21 @@ class Cumprod(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         self.retain_outputs((0,))
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
-        return force_array(xp.cumprod(x, axis=self.axis), x.dtype),
+        return (force_array(xp.cumprod(x, axis=self.axis), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         gy = grad_outputs[0]
         ax = self.axis
         xp = backend.get_array_module(x.array)
         if bool(xp.all(x.array != 0)):
             # d y_j / d x_i = y_j / x_i for j >= i: a reversed cumsum.
             s = flip_axis(Cumsum(ax).apply((flip_axis(gy * y, ax),))[0], ax)
-            return s / x,
-        return _zero_safe_grad(x, gy, ax),
+            return (s / x,)
+        return (_zero_safe_grad(x, gy, ax),)
 
 
 def _zero_safe_grad(x: Variable, gy: Any, ax: int) -> Variable:
@@ -57,9 +57,9 @@ def _zero_safe_grad(x: Variable, gy: Any, ax: int) -> Variable:
     lead = xt.shape[:-1]
     xp = backend.get_array_module(x.array)
     eye = xp.eye(n, dtype=x.dtype)
-    z = reshape(xt, lead + (1, n)) * (1 - eye) + eye      # z[..., i, k]
-    c = Cumprod(len(lead) + 1).apply((z,))[0]            # prod_{k<=j, k!=i}
-    upper = xp.triu(xp.ones((n, n), dtype=x.dtype))       # j >= i
+    z = reshape(xt, lead + (1, n)) * (1 - eye) + eye  # z[..., i, k]
+    c = Cumprod(len(lead) + 1).apply((z,))[0]  # prod_{k<=j, k!=i}
+    upper = xp.triu(xp.ones((n, n), dtype=x.dtype))  # j >= i
     g = broadcast_to(reshape(gt, lead + (1, n)), lead + (n, n)) * upper
     gx = _sum(g * c, axis=len(lead) + 1)
     return transpose(gx, inv) if inv is not None else gx

@@ -6,7 +6,11 @@ from typing import Any
 
 from kusari import backend
 from kusari.function_node import FunctionNode
-from kusari.functions.math._helpers import check_float_unary, flip_axis, normalize_int_axis
+from kusari.functions.math._helpers import (
+    check_float_unary,
+    flip_axis,
+    normalize_int_axis,
+)
 from kusari.utils import force_array
 from kusari.variable import Variable
 
@@ -24,13 +28,13 @@ class Cumsum(FunctionNode):
         return "cumsum"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
-        return force_array(xp.cumsum(x, axis=self.axis), x.dtype),
+        return (force_array(xp.cumsum(x, axis=self.axis), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         g = flip_axis(grad_outputs[0], self.axis)
-        return flip_axis(Cumsum(self.axis).apply((g,))[0], self.axis),
+        return (flip_axis(Cumsum(self.axis).apply((g,))[0], self.axis),)
 
 
 def _prepare(x: Any, axis: Any, fname: str) -> tuple[Any, int, tuple[int, ...] | None]:

@@ -22,9 +22,9 @@ class BatchDet(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         self.retain_outputs((0,))
-        a, = inputs
+        (a,) = inputs
         xp = backend.get_array_module(a)
-        return force_array(linalg("batch_det", xp.linalg.det, a)),
+        return (force_array(linalg("batch_det", xp.linalg.det, a)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
@@ -32,11 +32,11 @@ class BatchDet(FunctionNode):
         from kusari.functions.array.transpose import transpose
         from kusari.functions.math.inv import batch_inv
 
-        a, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (a,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         # d det(A) / dA = det(A) A^-T
         c = reshape(grad_outputs[0] * y, (len(y), 1, 1))
-        return broadcast_to(c, a.shape) * transpose(batch_inv(a), (0, 2, 1)),
+        return (broadcast_to(c, a.shape) * transpose(batch_inv(a), (0, 2, 1)),)
 
 
 def batch_det(a: Any) -> Variable:

@@ -15,12 +15,12 @@ class DiGamma(SpecialUnary):
     name = "digamma"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         from kusari.functions.math.polygamma import polygamma
 
         n = backend.get_array_module(x.array).ones(x.shape, dtype=numpy.int32)
-        return grad_outputs[0] * polygamma(n, x),
+        return (grad_outputs[0] * polygamma(n, x),)
 
 
 def digamma(x: Any) -> Variable:

@@ -13,11 +13,11 @@ class Erf(SpecialUnary):
     name = "erf"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         from kusari.functions.math.exponential import exp
 
-        return grad_outputs[0] * (2.0 / math.sqrt(math.pi)) * exp(-(x * x)),
+        return (grad_outputs[0] * (2.0 / math.sqrt(math.pi)) * exp(-(x * x)),)
 
 
 def erf(x: Any) -> Variable:

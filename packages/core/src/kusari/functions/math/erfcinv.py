@@ -13,11 +13,11 @@ class ErfcInv(SpecialUnary):
     name = "erfcinv"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         from kusari.functions.math.exponential import exp
 
-        return grad_outputs[0] * (-math.sqrt(math.pi) / 2.0) * exp(y * y),
+        return (grad_outputs[0] * (-math.sqrt(math.pi) / 2.0) * exp(y * y),)
 
 
 def erfcinv(x: Any) -> Variable:
@@ -28,7 +28,7 @@ def erfcinv(x: Any) -> Variable:
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> F.erfcinv(np.ones(1, np.float32)).array
-        array([0.], dtype=float32)
+        >>> F.erfcinv(np.array([0.5], np.float32)).array
+        array([0.47693628], dtype=float32)
     """
     return ErfcInv().apply((x,))[0]

@@ -13,9 +13,9 @@ class Erfcx(SpecialUnary):
     name = "erfcx"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
-        return grad_outputs[0] * (2.0 * x * y - 2.0 / math.sqrt(math.pi)),
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
+        return (grad_outputs[0] * (2.0 * x * y - 2.0 / math.sqrt(math.pi)),)
 
 
 def erfcx(x: Any) -> Variable:

@@ -13,11 +13,11 @@ class ErfInv(SpecialUnary):
     name = "erfinv"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         from kusari.functions.math.exponential import exp
 
-        return grad_outputs[0] * (math.sqrt(math.pi) / 2.0) * exp(y * y),
+        return (grad_outputs[0] * (math.sqrt(math.pi) / 2.0) * exp(y * y),)
 
 
 def erfinv(x: Any) -> Variable:

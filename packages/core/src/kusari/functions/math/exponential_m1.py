@@ -20,12 +20,12 @@ class Expm1(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        x, = inputs
-        return force_array(backend.get_array_module(x).expm1(x), x.dtype),
+        (x,) = inputs
+        return (force_array(backend.get_array_module(x).expm1(x), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        y, = self.get_retained_outputs()
-        return grad_outputs[0] * (y + 1.0),
+        (y,) = self.get_retained_outputs()
+        return (grad_outputs[0] * (y + 1.0),)
 
 
 def expm1(x: Any) -> Variable:

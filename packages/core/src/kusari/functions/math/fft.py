@@ -23,8 +23,7 @@ class FFT(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         check_float(in_types, ("real", "imag"))
-        type_check.expect(in_types[0].shape == in_types[1].shape,
-                          in_types[0].ndim >= 1)
+        type_check.expect(in_types[0].shape == in_types[1].shape, in_types[0].ndim >= 1)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         real, imag = inputs
@@ -53,8 +52,10 @@ class FFT(FunctionNode):
 
 def _apply(method: str, x: Any) -> tuple[Variable, Variable]:
     if not isinstance(x, tuple) or len(x) != 2:
-        raise TypeError(f"{method}: x must be a tuple (real, imag) of two arrays, "
-                        f"got {type(x).__name__}")
+        raise TypeError(
+            f"{method}: x must be a tuple (real, imag) of two arrays, "
+            f"got {type(x).__name__}"
+        )
     r, i = FFT(method).apply(x)
     return r, i
 
@@ -90,7 +91,8 @@ def ifft(x: Any) -> tuple[Variable, Variable]:
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> r, i = F.ifft((np.array([4., 0., 0., 0.], np.float32), np.zeros(4, np.float32)))
+        >>> x = np.array([4., 0., 0., 0.], np.float32)
+        >>> r, i = F.ifft((x, np.zeros(4, np.float32)))
         >>> r.array
         array([1., 1., 1., 1.], dtype=float32)
     """

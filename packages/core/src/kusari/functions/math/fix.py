@@ -1,4 +1,4 @@
-"""``fix``: Elementwise rounding toward zero; not differentiable."""
+"""``fix``: elementwise rounding toward zero (not differentiable)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,13 @@ def fix(x: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.fix(np.array([1.5], np.float32)).array
-        array([1.0], dtype=float32)
+        array([1.], dtype=float32)
     """
     if isinstance(x, Variable):
         x = x.array
     xp = backend.get_array_module(x)
     if not hasattr(x, "dtype"):
-        raise TypeError(f"fix: expected a Variable or an ndarray, got {type(x).__name__}")
+        raise TypeError(
+            f"fix: expected a Variable or an ndarray, got {type(x).__name__}"
+        )
     return Variable(force_array(xp.fix(x), x.dtype), requires_grad=False)

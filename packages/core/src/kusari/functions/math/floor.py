@@ -1,4 +1,4 @@
-"""``floor``: Elementwise floor (the largest integer not above x); not differentiable."""
+"""``floor``: elementwise floor (not differentiable)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,13 @@ def floor(x: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.floor(np.array([1.5], np.float32)).array
-        array([1.0], dtype=float32)
+        array([1.], dtype=float32)
     """
     if isinstance(x, Variable):
         x = x.array
     xp = backend.get_array_module(x)
     if not hasattr(x, "dtype"):
-        raise TypeError(f"floor: expected a Variable or an ndarray, got {type(x).__name__}")
+        raise TypeError(
+            f"floor: expected a Variable or an ndarray, got {type(x).__name__}"
+        )
     return Variable(force_array(xp.floor(x), x.dtype), requires_grad=False)

@@ -23,7 +23,7 @@ class Fmod(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, d = inputs
-        return force_array(backend.get_array_module(x).fmod(x, d), x.dtype),
+        return (force_array(backend.get_array_module(x).fmod(x, d), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, d = self.get_retained_inputs()
@@ -39,7 +39,8 @@ def fmod(x: Any, divisor: Any) -> Variable:
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> F.fmod(np.array([-3., 3.], np.float32), np.array([2., 2.], np.float32)).array
+        >>> x = np.array([-3., 3.], np.float32)
+        >>> F.fmod(x, np.array([2., 2.], np.float32)).array
         array([-1.,  1.], dtype=float32)
     """
     return Fmod().apply((x, divisor))[0]

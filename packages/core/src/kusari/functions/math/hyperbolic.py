@@ -12,16 +12,16 @@ class Sinh(_UnaryInput):
     ufunc = "sinh"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * cosh(x),
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] * cosh(x),)
 
 
 class Cosh(_UnaryInput):
     ufunc = "cosh"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * sinh(x),
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] * sinh(x),)
 
 
 def sinh(x: Any) -> Variable:

@@ -25,16 +25,16 @@ class Inv(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        a, = inputs
+        (a,) = inputs
         xp = backend.get_array_module(a)
-        return linalg(self.name, xp.linalg.inv, a),
+        return (linalg(self.name, xp.linalg.inv, a),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.matmul import matmul
 
-        y, = self.get_retained_outputs()
+        (y,) = self.get_retained_outputs()
         # d(A^-1) = -A^-1 dA A^-1  =>  gA = -A^-T gY A^-T
-        return -matmul(matmul(y, grad_outputs[0], transa=True), y, transb=True),
+        return (-matmul(matmul(y, grad_outputs[0], transa=True), y, transb=True),)
 
 
 class BatchInv(Inv):

@@ -13,11 +13,11 @@ class LGamma(SpecialUnary):
     scipy_name = "gammaln"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         from kusari.functions.math.digamma import digamma
 
-        return grad_outputs[0] * digamma(x),
+        return (grad_outputs[0] * digamma(x),)
 
 
 def lgamma(x: Any) -> Variable:

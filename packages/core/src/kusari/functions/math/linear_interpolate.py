@@ -17,13 +17,15 @@ class LinearInterpolate(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         check_float(in_types, ("p", "x", "y"))
-        type_check.expect(in_types[0].shape == in_types[1].shape,
-                          in_types[0].shape == in_types[2].shape)
+        type_check.expect(
+            in_types[0].shape == in_types[1].shape,
+            in_types[0].shape == in_types[2].shape,
+        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 2))
         p, x, y = inputs
-        return force_array(p * x + (1 - p) * y, p.dtype),
+        return (force_array(p * x + (1 - p) * y, p.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         p, x, y = self.get_retained_inputs()
@@ -46,7 +48,8 @@ def linear_interpolate(p: Any, x: Any, y: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> p = np.array([0.25], np.float32)
-        >>> F.linear_interpolate(p, np.array([4.], np.float32), np.zeros(1, np.float32)).array
+        >>> x, y = np.array([4.], np.float32), np.zeros(1, np.float32)
+        >>> F.linear_interpolate(p, x, y).array
         array([1.], dtype=float32)
     """
     return LinearInterpolate().apply((p, x, y))[0]

@@ -13,11 +13,14 @@ class LogNdtr(SpecialUnary):
     name = "log_ndtr"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         from kusari.functions.math.erfcx import erfcx
 
-        return grad_outputs[0] / (erfcx(x * (-1.0 / math.sqrt(2.0))) * math.sqrt(math.pi / 2)),
+        return (
+            grad_outputs[0]
+            / (erfcx(x * (-1.0 / math.sqrt(2.0))) * math.sqrt(math.pi / 2)),
+        )
 
 
 def log_ndtr(x: Any) -> Variable:

@@ -12,8 +12,8 @@ class Log1p(_UnaryInput):
     ufunc = "log1p"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] / (x + 1.0),
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] / (x + 1.0),)
 
 
 def log1p(x: Any) -> Variable:

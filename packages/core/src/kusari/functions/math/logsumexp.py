@@ -25,27 +25,34 @@ class LogSumExp(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         self.retain_outputs((0,))
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         self._axis = _normalize_axis(self.axis, x.ndim, "logsumexp")
         m = x.max(axis=self._axis, keepdims=True)
         m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
         s = xp.exp(x - m).sum(axis=self._axis, keepdims=True)
         y = xp.log(s) + m
-        y = y.reshape([d for i, d in enumerate(x.shape)
-                       if self._axis is not None and i not in self._axis])
-        return force_array(y, x.dtype),
+        y = y.reshape(
+            [
+                d
+                for i, d in enumerate(x.shape)
+                if self._axis is not None and i not in self._axis
+            ]
+        )
+        return (force_array(y, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
         from kusari.functions.math.exponential import exp
 
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         shape = x.shape
-        gy = broadcast_to(expand_reduced(grad_outputs[0], shape, self._axis, False), shape)
+        gy = broadcast_to(
+            expand_reduced(grad_outputs[0], shape, self._axis, False), shape
+        )
         yb = broadcast_to(expand_reduced(y, shape, self._axis, False), shape)
-        return gy * exp(x - yb),
+        return (gy * exp(x - yb),)
 
 
 def logsumexp(x: Any, axis: Any = None) -> Variable:

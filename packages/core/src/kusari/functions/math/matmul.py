@@ -105,15 +105,18 @@ def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variab
     return MatMul(transa, transb).apply((a, b))[0]
 
 
-def batch_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variable:
-    """Batched matrix product of ``(B, N, M)`` arrays (deprecated in Chainer; use matmul).
+def batch_matmul(
+    a: Any, b: Any, transa: bool = False, transb: bool = False
+) -> Variable:
+    """Batched matrix product of ``(B, N, M)`` arrays (deprecated; use matmul).
 
     A 2-D operand ``(B, N)`` is taken as a batch of column vectors ``(B, N, 1)``.
 
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> F.batch_matmul(np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)).shape
+        >>> a, b = np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)
+        >>> F.batch_matmul(a, b).shape
         (2, 3, 5)
     """
     from kusari.functions.array.reshape import reshape
@@ -126,6 +129,8 @@ def batch_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> 
     if b.ndim == 2:
         b = reshape(b, b.shape + (1,))
     if a.ndim != 3 or b.ndim != 3:
-        raise type_check.InvalidType("batch_matmul: a.ndim in (2, 3) and b.ndim in (2, 3)",
-                                     f"a.ndim={a.ndim}, b.ndim={b.ndim}")
+        raise type_check.InvalidType(
+            "batch_matmul: a.ndim in (2, 3) and b.ndim in (2, 3)",
+            f"a.ndim={a.ndim}, b.ndim={b.ndim}",
+        )
     return matmul(a, b, transa, transb)

@@ -26,7 +26,7 @@ class Maximum(FunctionNode):
         cond = x1 >= x2
         self._m1 = cond.astype(x1.dtype)
         self._m2 = (~cond).astype(x1.dtype)
-        return force_array(xp.maximum(x1, x2), x1.dtype),
+        return (force_array(xp.maximum(x1, x2), x1.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
@@ -41,7 +41,8 @@ def maximum(x1: Any, x2: Any) -> Variable:
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> F.maximum(np.array([1., 4.], np.float32), np.array([3., 2.], np.float32)).shape
+        >>> a, b = np.array([1., 4.], np.float32), np.array([3., 2.], np.float32)
+        >>> F.maximum(a, b).shape
         (2,)
     """
     return Maximum().apply((x1, x2))[0]

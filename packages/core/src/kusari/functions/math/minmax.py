@@ -27,27 +27,30 @@ class _SelectorBase(FunctionNode):
         return self.name
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         if x.size == 0:
             raise ValueError(f"{self.name}: the input array is empty")
         self._axis = _normalize_axis(self.axis, x.ndim, self.name)
         xp = backend.get_array_module(x)
-        y = force_array(getattr(xp, "a" + self.name)(x, axis=self._axis, keepdims=True),
-                        x.dtype)
+        y = force_array(
+            getattr(xp, "a" + self.name)(x, axis=self._axis, keepdims=True), x.dtype
+        )
         self._mask = (x == y).astype(x.dtype)
         self._in_shape = x.shape
         if not self.keepdims:
             y = y.reshape(_reduced_shape(x.shape, self._axis))
-        return force_array(y),
+        return (force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
 
         gy = expand_reduced(grad_outputs[0], self._in_shape, self._axis, self.keepdims)
-        return broadcast_to(gy, self._in_shape) * self._mask,
+        return (broadcast_to(gy, self._in_shape) * self._mask,)
 
 
-def _reduced_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[int, ...]:
+def _reduced_shape(
+    shape: tuple[int, ...], axis: tuple[int, ...] | None
+) -> tuple[int, ...]:
     if axis is None:
         return ()
     return tuple([s for i, s in enumerate(shape) if i not in axis])
@@ -65,8 +68,9 @@ class _IndexSelector(FunctionNode):
     name = "argmax"
 
     def __init__(self, axis: Any = None) -> None:
-        if axis is not None and (not isinstance(axis, (int, numpy.integer))
-                                 or isinstance(axis, bool)):
+        if axis is not None and (
+            not isinstance(axis, (int, numpy.integer)) or isinstance(axis, bool)
+        ):
             raise TypeError(f"{self.name}: axis must be None or an int, got {axis!r}")
         self.axis = axis
 
@@ -81,15 +85,17 @@ class _IndexSelector(FunctionNode):
             ndim = type_check.eval(in_types[0].ndim)
             if not -ndim <= self.axis < ndim:
                 raise type_check.InvalidType(
-                    f"-in_types[0].ndim <= {self.axis} < in_types[0].ndim", f"ndim={ndim}")
+                    f"-in_types[0].ndim <= {self.axis} < in_types[0].ndim",
+                    f"ndim={ndim}",
+                )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         if x.size == 0:
             raise ValueError(f"{self.name}: the input array is empty")
         xp = backend.get_array_module(x)
         y = getattr(xp, self.name)(x, axis=self.axis)
-        return force_array(xp.asarray(y).astype(numpy.int32)),
+        return (force_array(xp.asarray(y).astype(numpy.int32)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (None,) * len(indexes)
@@ -103,7 +109,7 @@ class ArgMin(_IndexSelector):
     name = "argmin"
 
 
-def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     """Maximum over the given axes; ties all receive the gradient.
 
     Args:
@@ -120,7 +126,7 @@ def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: 
     return Max(axis, keepdims).apply((x,))[0]
 
 
-def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     """Minimum over the given axes; ties all receive the gradient.
 
     Example:

@@ -13,11 +13,11 @@ class Ndtri(SpecialUnary):
     name = "ndtri"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         from kusari.functions.math.exponential import exp
 
-        return grad_outputs[0] * math.sqrt(2.0 * math.pi) * exp(y * y * 0.5),
+        return (grad_outputs[0] * math.sqrt(2.0 * math.pi) * exp(y * y * 0.5),)
 
 
 def ndtri(x: Any) -> Variable:

@@ -26,7 +26,7 @@ class PolyGamma(FunctionNode):
         self.retain_inputs((0, 1))
         n, x = inputs
         f = special("polygamma", "polygamma", backend.get_array_module(x))
-        return force_array(f(n, x), x.dtype),
+        return (force_array(f(n, x), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.basic_math import _reduce_to

@@ -26,23 +26,26 @@ class Prod(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         self.retain_outputs((0,))
-        x, = inputs
+        (x,) = inputs
         self._axis = _normalize_axis(self.axis, x.ndim, "prod")
-        return force_array(x.prod(axis=self._axis, keepdims=self.keepdims), x.dtype),
+        return (force_array(x.prod(axis=self._axis, keepdims=self.keepdims), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
 
-        x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        (y,) = self.get_retained_outputs()
         shape = x.shape
-        gy = broadcast_to(expand_reduced(grad_outputs[0], shape, self._axis,
-                                         self.keepdims), shape)
+        gy = broadcast_to(
+            expand_reduced(grad_outputs[0], shape, self._axis, self.keepdims), shape
+        )
         xp = backend.get_array_module(x.array)
         if x.size == 0 or bool(xp.all(x.array != 0)):
-            yb = broadcast_to(expand_reduced(y, shape, self._axis, self.keepdims), shape)
-            return gy * yb / x,
-        return gy * _prod_of_others(x, self._axis),
+            yb = broadcast_to(
+                expand_reduced(y, shape, self._axis, self.keepdims), shape
+            )
+            return (gy * yb / x,)
+        return (gy * _prod_of_others(x, self._axis),)
 
 
 def _prod_of_others(x: Variable, axis: tuple[int, ...] | None) -> Variable:

@@ -20,12 +20,12 @@ class Sqrt(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        x, = inputs
-        return force_array(backend.get_array_module(x).sqrt(x), x.dtype),
+        (x,) = inputs
+        return (force_array(backend.get_array_module(x).sqrt(x), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        y, = self.get_retained_outputs()
-        return grad_outputs[0] / (y * 2.0),
+        (y,) = self.get_retained_outputs()
+        return (grad_outputs[0] / (y * 2.0),)
 
 
 def sqrt(x: Any) -> Variable:

@@ -19,12 +19,12 @@ class Square(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        x, = inputs
-        return force_array(x * x, x.dtype),
+        (x,) = inputs
+        return (force_array(x * x, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * (x * 2.0),
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] * (x * 2.0),)
 
 
 def square(x: Any) -> Variable:

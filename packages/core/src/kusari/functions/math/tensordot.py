@@ -10,14 +10,17 @@ from kusari.variable import Variable, as_variable
 def _axes_lists(axes: Any, a_ndim: int, b_ndim: int) -> tuple[list[int], list[int]]:
     if isinstance(axes, int):
         if axes < 0 or axes > a_ndim or axes > b_ndim:
-            raise ValueError(f"tensordot: axes={axes} is invalid for inputs of ndim "
-                             f"{a_ndim} and {b_ndim}")
+            raise ValueError(
+                f"tensordot: axes={axes} is invalid for inputs of ndim "
+                f"{a_ndim} and {b_ndim}"
+            )
         return list(range(a_ndim - axes, a_ndim)), list(range(axes))
     try:
         aa, bb = axes
     except (TypeError, ValueError):
-        raise TypeError(f"tensordot: axes must be an int or a pair of sequences, "
-                        f"got {axes!r}") from None
+        raise TypeError(
+            f"tensordot: axes must be an int or a pair of sequences, got {axes!r}"
+        ) from None
     aa = [aa] if isinstance(aa, int) else list(aa)
     bb = [bb] if isinstance(bb, int) else list(bb)
     if len(aa) != len(bb):
@@ -42,7 +45,8 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> F.tensordot(np.ones((2, 3, 4), np.float32), np.ones((3, 4, 5), np.float32)).shape
+        >>> a, b = np.ones((2, 3, 4), np.float32), np.ones((3, 4, 5), np.float32)
+        >>> F.tensordot(a, b).shape
         (2, 5)
     """
     from kusari.functions.array.reshape import reshape
@@ -53,13 +57,16 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     a = as_variable(a)
     b = as_variable(b)
     if a.dtype != b.dtype or a.dtype.kind != "f":
-        raise type_check.InvalidType("tensordot: a.dtype == b.dtype (float)",
-                                     f"{a.dtype}, {b.dtype}")
+        raise type_check.InvalidType(
+            "tensordot: a.dtype == b.dtype (float)", f"{a.dtype}, {b.dtype}"
+        )
     aa, bb = _axes_lists(axes, a.ndim, b.ndim)
-    for i, j in zip(aa, bb):
+    for i, j in zip(aa, bb, strict=False):
         if a.shape[i] != b.shape[j]:
             raise type_check.InvalidType(
-                f"tensordot: a.shape[{i}] == b.shape[{j}]", f"{a.shape[i]} != {b.shape[j]}")
+                f"tensordot: a.shape[{i}] == b.shape[{j}]",
+                f"{a.shape[i]} != {b.shape[j]}",
+            )
     a_free = [i for i in range(a.ndim) if i not in aa]
     b_free = [i for i in range(b.ndim) if i not in bb]
     k = 1

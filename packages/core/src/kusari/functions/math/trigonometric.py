@@ -23,58 +23,58 @@ class _UnaryInput(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
-        return force_array(getattr(xp, self.ufunc)(x), x.dtype),
+        return (force_array(getattr(xp, self.ufunc)(x), x.dtype),)
 
 
 class Sin(_UnaryInput):
     ufunc = "sin"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * cos(x),
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] * cos(x),)
 
 
 class Cos(_UnaryInput):
     ufunc = "cos"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return -(grad_outputs[0] * sin(x)),
+        (x,) = self.get_retained_inputs()
+        return (-(grad_outputs[0] * sin(x)),)
 
 
 class Tan(_UnaryInput):
     ufunc = "tan"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
+        (x,) = self.get_retained_inputs()
         c = cos(x)
-        return grad_outputs[0] / (c * c),
+        return (grad_outputs[0] / (c * c),)
 
 
 class Arcsin(_UnaryInput):
     ufunc = "arcsin"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * (1.0 - x * x) ** -0.5,
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] * (1.0 - x * x) ** -0.5,)
 
 
 class Arccos(_UnaryInput):
     ufunc = "arccos"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return -(grad_outputs[0] * (1.0 - x * x) ** -0.5),
+        (x,) = self.get_retained_inputs()
+        return (-(grad_outputs[0] * (1.0 - x * x) ** -0.5),)
 
 
 class Arctan(_UnaryInput):
     ufunc = "arctan"
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] / (1.0 + x * x),
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] / (1.0 + x * x),)
 
 
 class Arctan2(FunctionNode):
@@ -92,7 +92,7 @@ class Arctan2(FunctionNode):
         self.retain_inputs((0, 1))
         x1, x2 = inputs
         xp = backend.get_array_module(x1)
-        return force_array(xp.arctan2(x1, x2), x1.dtype),
+        return (force_array(xp.arctan2(x1, x2), x1.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.basic_math import _reduce_to

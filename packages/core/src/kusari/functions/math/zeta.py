@@ -25,19 +25,19 @@ class Zeta(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        q, = inputs
+        (q,) = inputs
         if self._x.dtype != q.dtype:
             self._x = self._x.astype(q.dtype)
         f = special("zeta", "zeta", backend.get_array_module(q))
-        return force_array(f(self._x, q), q.dtype),
+        return (force_array(f(self._x, q), q.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.basic_math import _reduce_to
 
-        q, = self.get_retained_inputs()
+        (q,) = self.get_retained_inputs()
         # d/dq zeta(x, q) = -x zeta(x + 1, q)
         g = grad_outputs[0] * (-self._x) * zeta(self._x + 1, q)
-        return _reduce_to(g, q.shape),
+        return (_reduce_to(g, q.shape),)
 
 
 def zeta(x: Any, q: Any) -> Variable:
@@ -54,7 +54,9 @@ def zeta(x: Any, q: Any) -> Variable:
         array([1.644934], dtype=float32)
     """
     if isinstance(x, Variable):
-        raise TypeError("zeta: x must be an array (it is not differentiated), got a Variable")
+        raise TypeError(
+            "zeta: x must be an array (it is not differentiated), got a Variable"
+        )
     if not hasattr(x, "dtype"):
         raise TypeError(f"zeta: x must be an ndarray, got {type(x).__name__}")
     return Zeta(x).apply((q,))[0]

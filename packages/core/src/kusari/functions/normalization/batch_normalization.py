@@ -17,7 +17,8 @@ from kusari.variable import Variable
 # -- helpers shared by the batch-normalization family ---------------------------
 
 
-def compute_axis(x_ndim: int, gamma_ndim: int, axis: Any, fname: str) -> tuple[int, ...]:
+def compute_axis(x_ndim: int, gamma_ndim: int, axis: Any,
+                 fname: str) -> tuple[int, ...]:
     """The normalized (reduced) axes: by default all but ``1 .. gamma.ndim``."""
     if axis is None:
         return (0,) + tuple(range(gamma_ndim + 1, x_ndim))
@@ -35,7 +36,8 @@ def compute_axis(x_ndim: int, gamma_ndim: int, axis: Any, fname: str) -> tuple[i
     return out
 
 
-def check_bn_types(in_types: Any, names: tuple[str, ...], axis: Any, fname: str) -> None:
+def check_bn_types(in_types: Any, names: tuple[str, ...], axis: Any,
+                   fname: str) -> None:
     """``x`` float; the others float, alike, shaped as ``x``'s non-reduced axes."""
     type_check._argname(in_types, names)
     x_type, gamma_type = in_types[0], in_types[1]
@@ -70,7 +72,8 @@ def update_running(running_mean: Any, running_var: Any, mean: Any, var: Any,
     if running_var is not None:
         adjust = m / max(m - 1.0, 1.0)
         running_var *= decay
-        running_var += ((1 - decay) * adjust * var).astype(running_var.dtype, copy=False)
+        step = (1 - decay) * adjust * var
+        running_var += step.astype(running_var.dtype, copy=False)
 
 
 def _mean_keep(v: Variable, axis: tuple[int, ...], m: int) -> Variable:
@@ -92,7 +95,8 @@ class BatchNormalization(FunctionNode):
         self.axis = axis
 
     def check_type_forward(self, in_types: Any) -> None:
-        check_bn_types(in_types, ("x", "gamma", "beta"), self.axis, "batch_normalization")
+        check_bn_types(in_types, ("x", "gamma", "beta"), self.axis,
+                       "batch_normalization")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -223,7 +227,8 @@ def batch_normalization(x: Any, gamma: Any, beta: Any, *, eps: float = 2e-5,
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> x = np.array([[0.], [2.]], np.float32)
-        >>> y = F.batch_normalization(x, np.ones(1, np.float32), np.zeros(1, np.float32))
+        >>> one, zero = np.ones(1, np.float32), np.zeros(1, np.float32)
+        >>> y = F.batch_normalization(x, one, zero)
         >>> np.round(y.array, 3)
         array([[-1.],
                [ 1.]], dtype=float32)
@@ -236,7 +241,7 @@ def batch_normalization(x: Any, gamma: Any, beta: Any, *, eps: float = 2e-5,
 
 
 class FixedBatchNormalization(FunctionNode):
-    """``gamma * (x - mean) / sqrt(var + eps) + beta`` with given ``mean`` and ``var``."""
+    """``gamma * (x - mean) / sqrt(var + eps) + beta``, ``mean`` and ``var`` given."""
 
     def __init__(self, eps: float = 2e-5, axis: Any = None) -> None:
         self.eps = eps

@@ -21,7 +21,7 @@ from kusari.variable import Variable
 
 
 class BatchRenormalization(FunctionNode):
-    """``gamma * (x_hat * r + d) + beta``, ``r`` and ``d`` tying the batch to running stats.
+    """``gamma * (x_hat * r + d) + beta``; ``r``, ``d`` tie the batch to running stats.
 
     ``r = clip(std / running_std, 1 / rmax, rmax)`` and
     ``d = clip((mean - running_mean) / running_std, -dmax, dmax)`` are constants
@@ -61,14 +61,16 @@ class BatchRenormalization(FunctionNode):
                  else self.running_var.astype(cdt))
         r_std = xp.sqrt(r_var + cdt.type(self.eps))
         r = xp.clip(std / r_std, 1.0 / self.rmax, self.rmax).astype(cdt, copy=False)
-        d = xp.clip((mean - r_mean) / r_std, -self.dmax, self.dmax).astype(cdt, copy=False)
+        d = xp.clip((mean - r_mean) / r_std, -self.dmax, self.dmax)
+        d = d.astype(cdt, copy=False)
         inv_std = 1 / std
         x_hat = xm * inv_std.reshape(bshape)
         y = (x_hat * r.reshape(bshape) + d.reshape(bshape)) \
             * gamma.astype(cdt, copy=False).reshape(bshape) \
             + beta.astype(cdt, copy=False).reshape(bshape)
         if self.update_statistics:
-            update_running(self.running_mean, self.running_var, mean, var, self.decay, m)
+            update_running(self.running_mean, self.running_var, mean, var,
+                           self.decay, m)
         self.r, self.d = r, d
         self._axis, self._bshape, self._m = axis, bshape, m
         self.x_hat, self.inv_std = x_hat, inv_std
@@ -127,5 +129,6 @@ def fixed_batch_renormalization(x: Any, gamma: Any, beta: Any, mean: Any, var: A
                                 eps: float = 2e-5) -> Variable:
     """Deprecated alias of :func:`fixed_batch_normalization` (warns)."""
     warnings.warn("fixed_batch_renormalization is deprecated; use "
-                  "fixed_batch_normalization instead.", DeprecationWarning, stacklevel=2)
+                  "fixed_batch_normalization instead.", DeprecationWarning,
+                  stacklevel=2)
     return fixed_batch_normalization(x, gamma, beta, mean, var, eps)

@@ -55,6 +55,7 @@ class DecorrelatedBatchNormalization(FunctionNode):
                           x_type.shape[1] % self.groups == 0)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
         x, = inputs
         xp = backend.get_array_module(x)
         cdt = "float32" if x.dtype.itemsize < 4 else x.dtype
@@ -80,13 +81,16 @@ class DecorrelatedBatchNormalization(FunctionNode):
         return force_array(_from_columns(y, x.shape, self.groups), x.dtype),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        # x is an input of the gradient node only to link it into the graph, so
+        # that differentiating gx w.r.t. x raises instead of giving zero.
+        x, = self.get_retained_inputs()
         f = DecorrelatedBatchNormalizationGrad(self.groups, self.xm, self.proj, self.u,
                                                self.s)
-        return f.apply(grad_outputs)
+        return f.apply((x, grad_outputs[0]))
 
 
 class DecorrelatedBatchNormalizationGrad(FunctionNode):
-    """``gy -> gx`` of decorrelated batch normalization.
+    """``(x, gy) -> gx`` of decorrelated batch normalization.
 
     With ``P = Sigma^(-1/2) = U diag(1/s) U^T`` (``s = sqrt(eigenvalues)``),
     ``dL/dSigma = U (L o (U^T (gy xm^T) U)) U^T`` where
@@ -100,7 +104,7 @@ class DecorrelatedBatchNormalizationGrad(FunctionNode):
         self.xm, self.proj, self.u, self.s = xm, proj, u, s
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
+        gy = inputs[1]
         xm, u, s = self.xm, self.u, self.s
         g = _to_columns(gy, self.groups).astype(xm.dtype, copy=False)
         m = xm.shape[1]

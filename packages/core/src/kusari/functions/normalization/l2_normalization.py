@@ -32,7 +32,8 @@ class NormalizeL2(FunctionNode):
         self.retain_inputs((0,))
         x, = inputs
         xp = backend.get_array_module(x)
-        norm = xp.sqrt((x * x).sum(axis=self.axis, keepdims=True)) + x.dtype.type(self.eps)
+        norm = xp.sqrt((x * x).sum(axis=self.axis, keepdims=True))
+        norm += x.dtype.type(self.eps)
         return force_array(x / norm, x.dtype),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:

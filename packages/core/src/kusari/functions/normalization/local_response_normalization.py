@@ -36,7 +36,7 @@ class _ChannelWindowSum(FunctionNode):
 
 
 class LocalResponseNormalization(FunctionNode):
-    """``x / (k + alpha * window_sum(x ** 2)) ** beta`` over ``n // 2`` channels each side."""
+    """``x / (k + alpha * window_sum(x ** 2)) ** beta`` (``n // 2`` channels a side)."""
 
     def __init__(self, n: int = 5, k: float = 2.0, alpha: float = 1e-4,
                  beta: float = 0.75) -> None:

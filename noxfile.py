@@ -1,0 +1,134 @@
+"""Every check of the kusari monorepo runs through nox.
+
+    nox                 # what CI runs: lint, typecheck, tests (each package), wheel
+    nox -s demo         # train the MNIST MLP and write result/
+    nox -s bench        # benchmarks, side by side with PyTorch CPU when installable
+    nox -s slow         # the long tests
+    nox -s tests-3.11(package='core') -- -k linear   # a subset
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.sessions = ["lint", "typecheck", "tests", "wheel"]
+nox.options.error_on_missing_interpreters = False
+
+# Packages exist once they have content; siblings install from local paths.
+PACKAGES = sorted(p.name for p in (ROOT / "packages").iterdir()
+                  if (p / "pyproject.toml").exists())
+SIBLINGS = {"core": [], "mn": ["core"], "rl": ["core"], "cv": ["core"], "ui": ["core"]}
+SHARED_MNIST = ROOT.parent / "shared" / "data" / "mnist"
+
+
+def _install_package(session: nox.Session, package: str, extras: str = "test") -> None:
+    args = []
+    for sibling in SIBLINGS.get(package, []):
+        args += ["-e", str(ROOT / "packages" / sibling)]
+    target = ROOT / "packages" / package
+    args += ["-e", f"{target}[{extras}]" if extras else str(target)]
+    session.install(*args)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff over the whole tree."""
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", str(ROOT), *session.posargs)
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy on each package's sources."""
+    session.install("mypy>=1.10")
+    _install_package(session, "core", extras="")
+    targets = [str(ROOT / "packages" / "core" / "src" / "kusari")]
+    if "ui" in PACKAGES:
+        _install_package(session, "ui", extras="")
+        targets.append(str(ROOT / "packages" / "ui" / "src" / "kusari_ui"))
+    session.run("mypy", *targets, *session.posargs)
+
+
+@nox.session
+@nox.parametrize("package", PACKAGES)
+def tests(session: nox.Session, package: str) -> None:
+    """pytest for one package (slow tests excluded; doctests included for core)."""
+    _install_package(session, package)
+    pkg = ROOT / "packages" / package
+    args = [str(pkg / "tests"), "-m", "not slow", "-p", "no:cacheprovider"]
+    if package == "core":
+        args += ["--doctest-modules", str(pkg / "src" / "kusari")]
+    session.run("pytest", *args, *session.posargs, env={"MPLBACKEND": "Agg"})
+
+
+@nox.session
+def slow(session: nox.Session) -> None:
+    """The tests marked slow, for every package."""
+    for package in PACKAGES:
+        _install_package(session, package)
+    for package in PACKAGES:
+        session.run("pytest", str(ROOT / "packages" / package / "tests"), "-m", "slow",
+                    "-p", "no:cacheprovider", success_codes=[0, 5])
+
+
+@nox.session
+def wheel(session: nox.Session) -> None:
+    """Build each package's wheel (poetry-core) and import it in a clean venv."""
+    session.install("build")
+    dist = Path(session.create_tmp()) / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    for package in PACKAGES:
+        session.run("python", "-m", "build", "--wheel", "--outdir", str(dist),
+                    str(ROOT / "packages" / package))
+    wheels = sorted(str(w) for w in dist.glob("*.whl"))
+    session.install(*wheels)
+    session.chdir(session.create_tmp())  # away from the source tree
+    session.run("python", "-c",
+                "import kusari, kusari.functions as F, kusari.links as L; "
+                "import numpy as np; "
+                "y = F.sum(L.Linear(3, 2)(np.ones((1, 3), np.float32))); y.backward(); "
+                "print('kusari', kusari.__version__, 'wheel OK')")
+    if "ui" in PACKAGES:
+        session.run("python", "-c", "import kusari_ui; print('kusari_ui wheel OK')")
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """Train the MNIST MLP with a progress bar; results go to ./result."""
+    _install_package(session, "core", extras="plot")
+    env = {}
+    root = Path(os.environ.get("KUSARI_DATASET_ROOT",
+                               Path.home() / ".kusari" / "dataset"))
+    cache = root / "pfnet" / "chainer" / "mnist"
+    if SHARED_MNIST.is_dir() and not any(cache.glob("*.gz")):
+        # Project machines have no internet but carry MNIST: seed the cache
+        # as a download would. A user's machine downloads it instead.
+        cache.mkdir(parents=True, exist_ok=True)
+        for f in SHARED_MNIST.glob("*.gz"):
+            shutil.copy(f, cache / f.name)
+    session.run("python", str(ROOT / "packages" / "core" / "examples" / "mnist" /
+                              "train_mnist.py"), "--out", str(ROOT / "result"),
+                *session.posargs, env=env)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmarks, with PyTorch CPU side by side when it can be installed."""
+    _install_package(session, "core", extras="")
+    try:
+        session.install("torch==2.13.0")
+    except Exception:  # noqa: BLE001 - torch is optional for the comparison
+        session.warn("PyTorch could not be installed: kusari columns only")
+    benches = ROOT / "packages" / "core" / "benchmarks"
+    for script in sorted(benches.glob("bench_*.py")):
+        session.run("python", str(script))
+    ui_bench = ROOT / "packages" / "ui" / "benchmarks" / "bench_ui.py"
+    if ui_bench.exists():
+        _install_package(session, "ui", extras="")
+        session.run("python", str(ui_bench), *(session.posargs or ["--scale", "0.1"]))
