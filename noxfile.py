@@ -1,10 +1,10 @@
 """Every check of the kusari monorepo runs through nox.
 
-    nox                 # what CI runs: lint, typecheck, tests (each package), wheel
-    nox -s demo         # train the MNIST MLP and write result/
-    nox -s bench        # benchmarks, side by side with PyTorch CPU when installable
-    nox -s slow         # the long tests
-    nox -s tests-3.11(package='core') -- -k linear   # a subset
+nox                 # what CI runs: lint, typecheck, tests (each package), wheel
+nox -s demo         # train the MNIST MLP and write result/
+nox -s bench        # benchmarks, side by side with PyTorch CPU when installable
+nox -s slow         # the long tests
+nox -s tests-3.11(package='core') -- -k linear   # a subset
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ nox.options.sessions = ["lint", "typecheck", "tests", "wheel"]
 nox.options.error_on_missing_interpreters = False
 
 # Packages exist once they have content; siblings install from local paths.
-PACKAGES = sorted(p.name for p in (ROOT / "packages").iterdir()
-                  if (p / "pyproject.toml").exists())
+PACKAGES = sorted(
+    p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").exists()
+)
 SIBLINGS = {"core": [], "mn": ["core"], "rl": ["core"], "cv": ["core"], "ui": ["core"]}
 SHARED_MNIST = ROOT.parent / "shared" / "data" / "mnist"
 
@@ -73,8 +74,15 @@ def slow(session: nox.Session) -> None:
     for package in PACKAGES:
         _install_package(session, package)
     for package in PACKAGES:
-        session.run("pytest", str(ROOT / "packages" / package / "tests"), "-m", "slow",
-                    "-p", "no:cacheprovider", success_codes=[0, 5])
+        session.run(
+            "pytest",
+            str(ROOT / "packages" / package / "tests"),
+            "-m",
+            "slow",
+            "-p",
+            "no:cacheprovider",
+            success_codes=[0, 5],
+        )
 
 
 @nox.session
@@ -84,16 +92,26 @@ def wheel(session: nox.Session) -> None:
     dist = Path(session.create_tmp()) / "dist"
     shutil.rmtree(dist, ignore_errors=True)
     for package in PACKAGES:
-        session.run("python", "-m", "build", "--wheel", "--outdir", str(dist),
-                    str(ROOT / "packages" / package))
+        session.run(
+            "python",
+            "-m",
+            "build",
+            "--wheel",
+            "--outdir",
+            str(dist),
+            str(ROOT / "packages" / package),
+        )
     wheels = sorted(str(w) for w in dist.glob("*.whl"))
     session.install(*wheels)
     session.chdir(session.create_tmp())  # away from the source tree
-    session.run("python", "-c",
-                "import kusari, kusari.functions as F, kusari.links as L; "
-                "import numpy as np; "
-                "y = F.sum(L.Linear(3, 2)(np.ones((1, 3), np.float32))); y.backward(); "
-                "print('kusari', kusari.__version__, 'wheel OK')")
+    session.run(
+        "python",
+        "-c",
+        "import kusari, kusari.functions as F, kusari.links as L; "
+        "import numpy as np; "
+        "y = F.sum(L.Linear(3, 2)(np.ones((1, 3), np.float32))); y.backward(); "
+        "print('kusari', kusari.__version__, 'wheel OK')",
+    )
     if "ui" in PACKAGES:
         session.run("python", "-c", "import kusari_ui; print('kusari_ui wheel OK')")
 
@@ -103,8 +121,9 @@ def demo(session: nox.Session) -> None:
     """Train the MNIST MLP with a progress bar; results go to ./result."""
     _install_package(session, "core", extras="plot")
     env = {}
-    root = Path(os.environ.get("KUSARI_DATASET_ROOT",
-                               Path.home() / ".kusari" / "dataset"))
+    root = Path(
+        os.environ.get("KUSARI_DATASET_ROOT", Path.home() / ".kusari" / "dataset")
+    )
     cache = root / "pfnet" / "chainer" / "mnist"
     if SHARED_MNIST.is_dir() and not any(cache.glob("*.gz")):
         # Project machines have no internet but carry MNIST: seed the cache
@@ -112,9 +131,14 @@ def demo(session: nox.Session) -> None:
         cache.mkdir(parents=True, exist_ok=True)
         for f in SHARED_MNIST.glob("*.gz"):
             shutil.copy(f, cache / f.name)
-    session.run("python", str(ROOT / "packages" / "core" / "examples" / "mnist" /
-                              "train_mnist.py"), "--out", str(ROOT / "result"),
-                *session.posargs, env=env)
+    session.run(
+        "python",
+        str(ROOT / "packages" / "core" / "examples" / "mnist" / "train_mnist.py"),
+        "--out",
+        str(ROOT / "result"),
+        *session.posargs,
+        env=env,
+    )
 
 
 @nox.session
@@ -123,7 +147,7 @@ def bench(session: nox.Session) -> None:
     _install_package(session, "core", extras="")
     try:
         session.install("torch==2.13.0")
-    except Exception:  # noqa: BLE001 - torch is optional for the comparison
+    except Exception:
         session.warn("PyTorch could not be installed: kusari columns only")
     benches = ROOT / "packages" / "core" / "benchmarks"
     for script in sorted(benches.glob("bench_*.py")):

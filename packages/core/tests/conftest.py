@@ -7,10 +7,14 @@ import pytest
 
 from kusari.backends import cuda
 
-_gpu = pytest.mark.skipif(not cuda.available, reason="CuPy / a CUDA GPU is not available")
+_gpu = pytest.mark.skipif(
+    not cuda.available, reason="CuPy / a CUDA GPU is not available"
+)
 
 
-@pytest.fixture(params=["@numpy", pytest.param("@cupy:0", marks=[pytest.mark.gpu, _gpu])])
+@pytest.fixture(
+    params=["@numpy", pytest.param("@cupy:0", marks=[pytest.mark.gpu, _gpu])]
+)
 def device(request: pytest.FixtureRequest) -> str:
     """Run a test on the CPU and, where CuPy is present, on GPU 0."""
     return request.param

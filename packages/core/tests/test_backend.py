@@ -68,8 +68,12 @@ class TestWithoutCuPy:
         assert cuda.to_cpu([a, None])[0] is a
 
     def test_gpu_requests_say_cupy_is_missing(self):
-        for call in (lambda: cuda.to_gpu(np.zeros(1)), cuda.check_cuda_available,
-                     lambda: kusari.get_device(0), lambda: kusari.get_device("@cupy:0")):
+        for call in (
+            lambda: cuda.to_gpu(np.zeros(1)),
+            cuda.check_cuda_available,
+            lambda: kusari.get_device(0),
+            lambda: kusari.get_device("@cupy:0"),
+        ):
             with pytest.raises(RuntimeError, match="CuPy could not be imported"):
                 call()
 

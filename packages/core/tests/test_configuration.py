@@ -95,25 +95,29 @@ def test_no_backprop_mode_is_thread_local():
 
 class _NaNForward(FunctionNode):
     def forward(self, inputs):
-        return np.log(inputs[0] - 2),
+        return (np.log(inputs[0] - 2),)
 
 
 class _NaNBackward(FunctionNode):
     def forward(self, inputs):
-        return inputs[0] * 1,
+        return (inputs[0] * 1,)
 
     def backward(self, indexes, grad_outputs):
-        return Variable(np.full(grad_outputs[0].shape, np.nan, np.float32)),
+        return (Variable(np.full(grad_outputs[0].shape, np.nan, np.float32)),)
 
 
 def test_debug_mode_detects_nan_in_forward():
     x = Variable(np.ones((2, 3), np.float32))
     with kusari.DebugMode(True):
         assert kusari.is_debug()
-        with np.errstate(invalid="ignore"), pytest.raises(
+        with (
+            np.errstate(invalid="ignore"),
+            pytest.raises(
                 RuntimeError,
                 match=r"NaN is detected on forward computation of _NaNForward "
-                      r"\(inputs: \(2, 3\) float32\)"):
+                r"\(inputs: \(2, 3\) float32\)",
+            ),
+        ):
             _NaNForward().apply((x,))
     assert not kusari.is_debug()
 
@@ -122,9 +126,11 @@ def test_debug_mode_detects_nan_in_backward():
     x = Variable(np.ones(2, np.float32))
     kusari.set_debug(True)
     try:
-        y, = _NaNBackward().apply((x,))
-        with pytest.raises(RuntimeError, match="NaN is detected on backward computation "
-                                               "of _NaNBackward"):
+        (y,) = _NaNBackward().apply((x,))
+        with pytest.raises(
+            RuntimeError,
+            match="NaN is detected on backward computation of _NaNBackward",
+        ):
             F.sum(y).backward()
     finally:
         kusari.set_debug(False)

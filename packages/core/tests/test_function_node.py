@@ -21,17 +21,17 @@ class Square(FunctionNode):
 
     def forward(self, inputs):
         self.retain_inputs((0,))
-        x, = inputs
-        return x * x,
+        (x,) = inputs
+        return (x * x,)
 
     def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return 2.0 * x * grad_outputs[0],
+        (x,) = self.get_retained_inputs()
+        return (2.0 * x * grad_outputs[0],)
 
 
 class SplitHalves(FunctionNode):
     def forward_cpu(self, inputs):
-        x, = inputs
+        (x,) = inputs
         n = len(x) // 2
         return x[:n].copy(), x[n:].copy()
 
@@ -42,8 +42,10 @@ class SplitHalves(FunctionNode):
         z = Variable(xp.zeros(n, np.float32))
         g0 = z if g0 is None else g0
         g1 = z if g1 is None else g1
-        return F.reshape(F.broadcast_to(F.reshape(g0, (1, n)), (1, n)), (n,)) * 0 + \
-            _concat(g0, g1),
+        return (
+            F.reshape(F.broadcast_to(F.reshape(g0, (1, n)), (1, n)), (n,)) * 0
+            + _concat(g0, g1),
+        )
 
 
 def _concat(a, b):
@@ -61,19 +63,21 @@ class TestApply:
     def test_outputs_and_graph(self):
         x = _x(1.0, 2.0)
         f = Square()
-        y, = f.apply((x,))
+        (y,) = f.apply((x,))
         np.testing.assert_array_equal(y.array, [1, 4])
         assert y.creator is f and f.inputs[0] is x.node and f.rank == 1
         assert f.outputs[0]() is y.node
-        z, = Square().apply((y,))
+        (z,) = Square().apply((y,))
         assert z.creator.rank == 2
 
     def test_accepts_arrays(self):
-        y, = Square().apply((np.ones(2, np.float32),))
+        (y,) = Square().apply((np.ones(2, np.float32),))
         assert isinstance(y, Variable) and y.creator is None
 
     def test_rejects_other_inputs(self):
-        with pytest.raises(TypeError, match="Square: inputs must be Variables or ndarrays"):
+        with pytest.raises(
+            TypeError, match="Square: inputs must be Variables or ndarrays"
+        ):
             Square().apply(([1.0],))
 
     def test_forward_must_return_a_tuple(self):
@@ -87,7 +91,7 @@ class TestApply:
     def test_forward_outputs_must_be_arrays(self):
         class Scalar(FunctionNode):
             def forward(self, inputs):
-                return inputs[0].sum(),
+                return (inputs[0].sum(),)
 
         with pytest.raises(TypeError, match="force_array"):
             Scalar().apply((_x(1.0),))
@@ -101,7 +105,7 @@ class TestApply:
 
     def test_type_check_can_be_turned_off(self):
         with kusari.using_config("type_check", False):
-            y, = Square().apply((np.ones(2, np.int32),))
+            (y,) = Square().apply((np.ones(2, np.int32),))
         assert y.dtype == np.int32
 
     def test_forward_cpu_dispatch(self):
@@ -134,36 +138,36 @@ class TestBackwardErrors:
     def test_wrong_number_of_gradients(self):
         class TooMany(FunctionNode):
             def forward(self, inputs):
-                return inputs[0] * 1,
+                return (inputs[0] * 1,)
 
             def backward(self, indexes, grad_outputs):
                 return grad_outputs[0], grad_outputs[0], grad_outputs[0]
 
-        y, = TooMany().apply((_x(1.0),))
+        (y,) = TooMany().apply((_x(1.0),))
         with pytest.raises(ValueError, match="TooMany.backward returned 3 gradients"):
             F.sum(y).backward()
 
     def test_wrong_gradient_shape(self):
         class BadShape(FunctionNode):
             def forward(self, inputs):
-                return inputs[0] * 1,
+                return (inputs[0] * 1,)
 
             def backward(self, indexes, grad_outputs):
-                return Variable(np.ones(5, np.float32)),
+                return (Variable(np.ones(5, np.float32)),)
 
-        y, = BadShape().apply((_x(1.0, 2.0),))
+        (y,) = BadShape().apply((_x(1.0, 2.0),))
         with pytest.raises(ValueError, match=r"(?s)`BadShape`.*Shape of data and grad"):
             F.sum(y).backward()
 
     def test_arrays_instead_of_variables(self):
         class ArrayGrad(FunctionNode):
             def forward(self, inputs):
-                return inputs[0] * 1,
+                return (inputs[0] * 1,)
 
             def backward(self, indexes, grad_outputs):
-                return np.ones(1, np.float32),
+                return (np.ones(1, np.float32),)
 
-        y, = ArrayGrad().apply((_x(1.0),))
+        (y,) = ArrayGrad().apply((_x(1.0),))
         with pytest.raises(TypeError, match="gradients must be Variables"):
             F.sum(y).backward()
 
@@ -172,10 +176,10 @@ class TestOldStyleFunction:
     def test_forward_backward_on_arrays(self):
         class Cube(kusari.Function):
             def forward_cpu(self, inputs):
-                return inputs[0] ** 3,
+                return (inputs[0] ** 3,)
 
             def backward_cpu(self, inputs, grad_outputs):
-                return 3 * inputs[0] ** 2 * grad_outputs[0],
+                return (3 * inputs[0] ** 2 * grad_outputs[0],)
 
         x = _x(2.0)
         y = Cube()(x)
@@ -187,10 +191,10 @@ class TestOldStyleFunction:
         class Exp(kusari.Function):
             def forward(self, inputs):
                 self.retain_outputs((0,))
-                return np.exp(inputs[0]),
+                return (np.exp(inputs[0]),)
 
             def backward(self, inputs, grad_outputs):
-                return self.output_data[0] * grad_outputs[0],
+                return (self.output_data[0] * grad_outputs[0],)
 
         x = _x(1.0)
         F.sum(Exp()(x)).backward()
@@ -206,7 +210,7 @@ class TestOldStyleFunction:
                 for k, gy in zip((2, 3), grad_outputs):
                     if gy is not None:
                         g = g + k * gy
-                return g,
+                return (g,)
 
         x = _x(1.0)
         a, b = Two()(x)
@@ -218,7 +222,7 @@ class TestGradAndBackward:
     def test_grad_does_not_touch_grad_attributes(self):
         x = _x(3.0)
         y = x * x * x
-        gx, = kusari.grad([y], [x])
+        (gx,) = kusari.grad([y], [x])
         np.testing.assert_allclose(gx.array, [27.0])
         assert x.grad is None
 
@@ -233,13 +237,13 @@ class TestGradAndBackward:
         x = _x(2.0)
         h = x * x
         y = h * 3.0
-        gh, = kusari.grad([y], [h])
+        (gh,) = kusari.grad([y], [h])
         np.testing.assert_allclose(gh.array, [3.0])
         assert x.grad is None
 
     def test_grad_inputs_are_added(self):
         x = _x(1.0)
-        gx, = kusari.grad([x * 2.0], [x], grad_inputs=[np.array([10.0], np.float32)])
+        (gx,) = kusari.grad([x * 2.0], [x], grad_inputs=[np.array([10.0], np.float32)])
         np.testing.assert_allclose(gx.array, [12.0])
 
     def test_grad_argument_errors(self):
@@ -252,8 +256,8 @@ class TestGradAndBackward:
     def test_double_backprop(self):
         x = _x(2.0)
         y = x * x * x
-        gx, = kusari.grad([y], [x], enable_double_backprop=True)
-        ggx, = kusari.grad([gx], [x])
+        (gx,) = kusari.grad([y], [x], enable_double_backprop=True)
+        (ggx,) = kusari.grad([gx], [x])
         np.testing.assert_allclose(ggx.array, [12.0])
 
     def test_gradient_penalty(self):
@@ -262,7 +266,7 @@ class TestGradAndBackward:
         model = L.Linear(3, 1)
         x = Variable(rng.standard_normal((4, 3)).astype(np.float32))
         y = F.tanh(model(x))
-        gx, = kusari.grad([F.sum(y)], [x], enable_double_backprop=True)
+        (gx,) = kusari.grad([F.sum(y)], [x], enable_double_backprop=True)
         penalty = F.sum(gx * gx)
         model.cleargrads()
         penalty.backward()
@@ -273,8 +277,8 @@ class TestGradAndBackward:
 
         def pen(Wm):
             t = np.tanh(xa @ Wm.T + b)
-            g = (1 - t ** 2) @ Wm
-            return (g ** 2).sum()
+            g = (1 - t**2) @ Wm
+            return (g**2).sum()
 
         num = np.zeros_like(W)
         eps = 1e-6
@@ -345,8 +349,10 @@ class TestMemory:
         loss.backward()
         assert retained_ref() is None
         np.testing.assert_allclose(
-            x.grad, 2 * np.tanh([2.0, 4.0]) * (1 - np.tanh([2.0, 4.0]) ** 2) * 2,
-            rtol=1e-4)
+            x.grad,
+            2 * np.tanh([2.0, 4.0]) * (1 - np.tanh([2.0, 4.0]) ** 2) * 2,
+            rtol=1e-4,
+        )
 
     def test_second_backward_through_freed_graph_is_an_error(self):
         x = _x(1.0)
@@ -382,8 +388,8 @@ class TestMemory:
         x.cleargrad()
         loss_b.backward()
         t = np.tanh(1.5)
-        np.testing.assert_allclose(g_a, [2 * 3 * (1 - t ** 2)], rtol=1e-5)
-        np.testing.assert_allclose(x.grad, [2 * t * 3 * (1 - t ** 2)], rtol=1e-5)
+        np.testing.assert_allclose(g_a, [2 * 3 * (1 - t**2)], rtol=1e-5)
+        np.testing.assert_allclose(x.grad, [2 * t * 3 * (1 - t**2)], rtol=1e-5)
 
     def test_truncated_bptt_after_freeing_backward(self):
         w = _x(0.9)
@@ -413,8 +419,11 @@ class TestMemory:
                     p.array -= 0.1 * p.grad
             del loss
             model.y = model.loss = model.accuracy = None
-            live = [o for o in gc.get_objects()
-                    if isinstance(o, (kusari.FunctionNode, kusari.VariableNode))]
+            live = [
+                o
+                for o in gc.get_objects()
+                if isinstance(o, (kusari.FunctionNode, kusari.VariableNode))
+            ]
             # Leaf parameters keep their own nodes; no function may survive.
             assert not [o for o in live if isinstance(o, kusari.FunctionNode)]
             assert gc.collect() == 0 or True

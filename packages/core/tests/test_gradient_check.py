@@ -14,11 +14,11 @@ class WrongGrad(FunctionNode):
 
     def forward(self, inputs):
         self.retain_inputs((0,))
-        return inputs[0] ** 2,
+        return (inputs[0] ** 2,)
 
     def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return 3.0 * x * grad_outputs[0],
+        (x,) = self.get_retained_inputs()
+        return (3.0 * x * grad_outputs[0],)
 
 
 class WrongDoubleGrad(FunctionNode):
@@ -26,19 +26,19 @@ class WrongDoubleGrad(FunctionNode):
 
     def forward(self, inputs):
         self.retain_inputs((0,))
-        return inputs[0] ** 2,
+        return (inputs[0] ** 2,)
 
     def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
+        (x,) = self.get_retained_inputs()
         from kusari import Variable
 
-        return Variable(2.0 * x.array) * grad_outputs[0],
+        return (Variable(2.0 * x.array) * grad_outputs[0],)
 
 
 def test_numerical_grad_matches_analytic():
     x = np.random.uniform(-1, 1, (3,))
     gy = np.random.uniform(-1, 1, (3,))
-    gx, = gradient_check.numerical_grad(lambda: (np.tanh(x),), (x,), (gy,), eps=1e-5)
+    (gx,) = gradient_check.numerical_grad(lambda: (np.tanh(x),), (x,), (gy,), eps=1e-5)
     np.testing.assert_allclose(gx, (1 - np.tanh(x) ** 2) * gy, rtol=1e-6)
 
 
@@ -50,8 +50,9 @@ def test_check_backward_passes_for_correct_function():
 def test_check_backward_catches_wrong_gradient():
     x = np.random.uniform(0.5, 1, (4,))
     with pytest.raises(AssertionError, match="check_backward failed"):
-        gradient_check.check_backward(lambda v: WrongGrad().apply((v,))[0], x,
-                                      np.ones(4))
+        gradient_check.check_backward(
+            lambda v: WrongGrad().apply((v,))[0], x, np.ones(4)
+        )
 
 
 def test_check_double_backward_catches_wrong_second_order():
@@ -64,15 +65,17 @@ def test_check_double_backward_catches_wrong_second_order():
 
 def test_check_double_backward_passes_for_tanh():
     x = np.random.uniform(-1, 1, (3,))
-    gradient_check.check_double_backward(F.tanh, x, np.random.uniform(-1, 1, (3,)),
-                                         np.random.uniform(-1, 1, (3,)))
+    gradient_check.check_double_backward(
+        F.tanh, x, np.random.uniform(-1, 1, (3,)), np.random.uniform(-1, 1, (3,))
+    )
 
 
 def test_nondifferentiable_point_is_detected():
     x = np.array([0.0, 1.0])
     with pytest.raises(gradient_check.NondifferentiableError):
-        gradient_check.check_backward(F.relu, x, np.ones(2),
-                                      detect_nondifferentiable=True)
+        gradient_check.check_backward(
+            F.relu, x, np.ones(2), detect_nondifferentiable=True
+        )
 
 
 def test_params_are_checked():
@@ -80,8 +83,9 @@ def test_params_are_checked():
 
     W = Parameter(np.random.uniform(-1, 1, (2, 3)))
     x = np.random.uniform(-1, 1, (4, 3))
-    gradient_check.check_backward(lambda v: F.linear(v, W), x,
-                                  np.random.uniform(-1, 1, (4, 2)), params=(W,))
+    gradient_check.check_backward(
+        lambda v: F.linear(v, W), x, np.random.uniform(-1, 1, (4, 2)), params=(W,)
+    )
 
 
 def test_scalar_output_without_y_grad():

@@ -47,31 +47,49 @@ class TestConstruction:
 
 
 class TestOperators:
-    @pytest.mark.parametrize("op,ref", [
-        (lambda a, b: a + b, np.add), (lambda a, b: a - b, np.subtract),
-        (lambda a, b: a * b, np.multiply), (lambda a, b: a / b, np.divide),
-        (lambda a, b: a ** b, np.power),
-    ])
+    @pytest.mark.parametrize(
+        "op,ref",
+        [
+            (lambda a, b: a + b, np.add),
+            (lambda a, b: a - b, np.subtract),
+            (lambda a, b: a * b, np.multiply),
+            (lambda a, b: a / b, np.divide),
+            (lambda a, b: a**b, np.power),
+        ],
+    )
     def test_binary_with_broadcasting(self, op, ref):
         a = np.random.uniform(0.5, 1.5, (3, 4)).astype(np.float32)
         b = np.random.uniform(0.5, 1.5, (4,)).astype(np.float32)
-        for lhs, rhs in [(Variable(a), Variable(b)), (Variable(a), b), (a, Variable(b))]:
+        for lhs, rhs in [
+            (Variable(a), Variable(b)),
+            (Variable(a), b),
+            (a, Variable(b)),
+        ]:
             y = op(lhs, rhs)
             assert isinstance(y, Variable)
             np.testing.assert_allclose(y.array, ref(a, b), rtol=1e-6)
             assert y.dtype == np.float32
 
-    @pytest.mark.parametrize("op,ref", [
-        (lambda x: x + 2, lambda a: a + 2), (lambda x: 2 + x, lambda a: 2 + a),
-        (lambda x: x - 2, lambda a: a - 2), (lambda x: 2 - x, lambda a: 2 - a),
-        (lambda x: x * 3.0, lambda a: a * 3), (lambda x: 3.0 * x, lambda a: 3 * a),
-        (lambda x: x / 4, lambda a: a / 4), (lambda x: 4 / x, lambda a: 4 / a),
-        (lambda x: x ** 2, lambda a: a ** 2), (lambda x: 2 ** x, lambda a: 2 ** a),
-        (lambda x: x // 0.3, lambda a: a // np.float32(0.3)),
-        (lambda x: 1.0 // x, lambda a: np.float32(1.0) // a),
-        (lambda x: -x, lambda a: -a), (lambda x: abs(x), np.abs),
-        (lambda x: x * np.float64(2), lambda a: a * 2),
-    ])
+    @pytest.mark.parametrize(
+        "op,ref",
+        [
+            (lambda x: x + 2, lambda a: a + 2),
+            (lambda x: 2 + x, lambda a: 2 + a),
+            (lambda x: x - 2, lambda a: a - 2),
+            (lambda x: 2 - x, lambda a: 2 - a),
+            (lambda x: x * 3.0, lambda a: a * 3),
+            (lambda x: 3.0 * x, lambda a: 3 * a),
+            (lambda x: x / 4, lambda a: a / 4),
+            (lambda x: 4 / x, lambda a: 4 / a),
+            (lambda x: x**2, lambda a: a**2),
+            (lambda x: 2**x, lambda a: 2**a),
+            (lambda x: x // 0.3, lambda a: a // np.float32(0.3)),
+            (lambda x: 1.0 // x, lambda a: np.float32(1.0) // a),
+            (lambda x: -x, lambda a: -a),
+            (lambda x: abs(x), np.abs),
+            (lambda x: x * np.float64(2), lambda a: a * 2),
+        ],
+    )
     def test_with_scalars_keeps_dtype(self, op, ref):
         a = np.random.uniform(0.5, 1.5, (2, 3)).astype(np.float32)
         y = op(Variable(a))
@@ -92,8 +110,10 @@ class TestOperators:
         np.testing.assert_array_equal(x.array, [1.0, 2.0])
 
     def test_dtype_mismatch_is_a_type_error(self):
-        with pytest.raises(kusari.type_check.InvalidType,
-                           match=r"(?s)_ \* _ \(Forward\).*Expect: lhs.dtype == rhs.dtype"):
+        with pytest.raises(
+            kusari.type_check.InvalidType,
+            match=r"(?s)_ \* _ \(Forward\).*Expect: lhs.dtype == rhs.dtype",
+        ):
             _v(1.0) * _v(1.0, dtype=np.float64)
 
     def test_shape_mismatch_is_a_type_error(self):
@@ -101,10 +121,14 @@ class TestOperators:
             _v(1.0, 2.0) + _v(1.0, 2.0, 3.0)
 
     def test_bad_operand(self):
-        with pytest.raises(TypeError, match="must be a Variable, an ndarray or a scalar"):
+        with pytest.raises(
+            TypeError, match="must be a Variable, an ndarray or a scalar"
+        ):
             _v(1.0) + "a"
 
-    @pytest.mark.parametrize("op", ["__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"])
+    @pytest.mark.parametrize(
+        "op", ["__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"]
+    )
     def test_comparisons_raise(self, op):
         with pytest.raises(TypeError, match="does not support comparison"):
             getattr(_v(1.0), op)(_v(1.0))
@@ -242,7 +266,7 @@ class TestGraphSurgery:
         h_ref = loss1.array.reshape(1)
         a1 = np.tanh(h_ref * 0.5)
         a2 = np.tanh(a1 * 0.5)
-        expected = (1 - a2 ** 2) * (a1 + 0.5 * (1 - a1 ** 2) * h_ref)
+        expected = (1 - a2**2) * (a1 + 0.5 * (1 - a1**2) * h_ref)
         np.testing.assert_allclose(w.grad, expected, rtol=1e-5)
         assert not np.allclose(w.grad, g_full)
 

@@ -10,6 +10,7 @@ Example:
     array([2., 4.], dtype=float32)
 """
 
+# ruff: noqa: I001  (import order is load order here; see below)
 from __future__ import annotations
 
 import os as _os
@@ -78,11 +79,19 @@ global_config.use_static_graph = False
 global_config.schedule_func = None
 global_config._will_recompute = False
 
+# The order below matters: variable must be imported before function_node
+# (variable's operators pull in kusari.functions, which builds on both).
 from kusari import backend, backends  # noqa: E402
 from kusari.backends import cuda  # noqa: E402
 from kusari.backend import get_device, using_device  # noqa: E402
 from kusari import variable  # noqa: E402
-from kusari.variable import Parameter, Variable, as_array, as_variable  # noqa: E402
+from kusari.variable import (  # noqa: E402
+    Parameter,
+    Variable,
+    VariableNode,
+    as_array,
+    as_variable,
+)
 from kusari import function_node  # noqa: E402
 from kusari.function_node import FunctionNode, grad  # noqa: E402
 from kusari import function  # noqa: E402
@@ -107,7 +116,6 @@ from kusari import computational_graph  # noqa: E402
 from kusari import links  # noqa: E402
 from kusari import dataset, datasets, iterators, serializer, serializers  # noqa: E402
 from kusari.serializer import AbstractSerializer, Deserializer, Serializer  # noqa: E402
-from kusari.variable import VariableNode  # noqa: E402
 
 # `chainer.cuda` is an alias of `chainer.backends.cuda`.
 _sys.modules[__name__ + ".cuda"] = cuda
@@ -169,8 +177,11 @@ def is_arrays_compatible(arrays: _Any) -> bool:
     if not all(isinstance(a, types) for a in arrays):
         return False
     first = type(arrays[0])
-    return all(type(a) is first or (isinstance(a, _numpy.ndarray) and issubclass(
-        first, _numpy.ndarray)) for a in arrays)
+    return all(
+        type(a) is first
+        or (isinstance(a, _numpy.ndarray) and issubclass(first, _numpy.ndarray))
+        for a in arrays
+    )
 
 
 def get_compute_mode() -> _Any:

@@ -17,7 +17,6 @@ from typing import Any
 
 from kusari import configuration, function_hook
 
-
 _FIRST = (0,)
 
 
@@ -92,11 +91,18 @@ def _add(a: Any, b: Any, double: bool) -> Any:
     return _new_variable(a._data + b._data, False)
 
 
-def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
-        enable_double_backprop: bool, loss_scale: float | None, *,
-        stop_nodes: set[Any] | None = None,
-        initial_input_grads: dict[Any, Any] | None = None,
-        set_leaf_grads: bool = True, free_graph: bool | None = None) -> dict[Any, Any]:
+def run(
+    out_nodes: Sequence[Any],
+    gys: Sequence[Any],
+    retain_grad: bool,
+    enable_double_backprop: bool,
+    loss_scale: float | None,
+    *,
+    stop_nodes: set[Any] | None = None,
+    initial_input_grads: dict[Any, Any] | None = None,
+    set_leaf_grads: bool = True,
+    free_graph: bool | None = None,
+) -> dict[Any, Any]:
     """Backprop from ``out_nodes`` with initial gradients ``gys``.
 
     Returns the table of gradients left at the leaves (and ``stop_nodes``).
@@ -117,6 +123,7 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
     grads_get = grads.get
     grads_pop = grads.pop
     no_stop = stop_nodes is None
+    stops: set[Any] = set() if stop_nodes is None else stop_nodes
 
     def accumulate(node: Any, g: Any) -> bool:
         """Add ``g`` to node's gradient; True if it is the node's first."""
@@ -133,7 +140,7 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
     for node, gy in zip(out_nodes, gys):
         if accumulate(node, gy):
             func = node.creator_node
-            if func is None or (not no_stop and node in stop_nodes):
+            if func is None or (not no_stop and node in stops):
                 leaves.append(node)
             elif func not in seen:
                 seen.add(func)
@@ -150,9 +157,12 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
     # Functions applied inside backward get inputs the framework made and
     # checked (gradient shapes are verified below), so their type checks
     # only cost time; debug mode keeps them.
-    with configuration.using_config("enable_backprop", double), \
-            configuration.using_config("type_check", debug and
-                                       configuration.config.type_check):
+    with (
+        configuration.using_config("enable_backprop", double),
+        configuration.using_config(
+            "type_check", debug and configuration.config.type_check
+        ),
+    ):
         while heap:
             func = heappop(heap)[2]
             inputs = func.inputs
@@ -187,6 +197,7 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
                         var = y._variable()
                         if var is not None:
                             var._grad_var = g
+            targets: tuple[int, ...]
             if len(inputs) == 1:
                 targets = _FIRST if inputs[0].requires_grad else ()
             else:
@@ -230,7 +241,7 @@ def run(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
                         continue
                     grads[x] = [gx] if lazy else gx
                     f = x.creator_node
-                    if f is None or (not no_stop and x in stop_nodes):
+                    if f is None or (not no_stop and x in stops):
                         leaves.append(x)
                     elif f not in seen:
                         seen.add(f)
@@ -276,13 +287,19 @@ def _check_nan_backward(func: Any, data: Any) -> None:
         raise RuntimeError(f"NaN is detected on backward computation of {func.label}")
 
 
-def backward_all(out_nodes: Sequence[Any], gys: Sequence[Any], retain_grad: bool,
-                 enable_double_backprop: bool, loss_scale: float | None) -> None:
+def backward_all(
+    out_nodes: Sequence[Any],
+    gys: Sequence[Any],
+    retain_grad: bool,
+    enable_double_backprop: bool,
+    loss_scale: float | None,
+) -> None:
     run(out_nodes, gys, retain_grad, enable_double_backprop, loss_scale)
 
 
-def backward(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None = None,
-             **kwargs: Any) -> None:
+def backward(
+    outputs: Sequence[Any], grad_outputs: Sequence[Any] | None = None, **kwargs: Any
+) -> None:
     """Backprop from several outputs at once (``kusari.backward``).
 
     Args:
@@ -309,7 +326,8 @@ def backward(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None = None,
         grad_outputs = [None] * len(outputs)
     if len(grad_outputs) != len(outputs):
         raise ValueError(
-            f"kusari.backward: {len(outputs)} outputs but {len(grad_outputs)} grad_outputs"
+            f"kusari.backward: {len(outputs)} outputs but {len(grad_outputs)} "
+            "grad_outputs"
         )
     nodes = []
     gys = []

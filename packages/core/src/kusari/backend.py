@@ -21,8 +21,14 @@ from kusari.backends._cpu import CpuDevice
 from kusari.backends.cuda import GpuDevice
 
 __all__ = [
-    "CpuDevice", "Device", "GpuDevice", "copyto", "get_array_module",
-    "get_device", "get_device_from_array", "using_device",
+    "CpuDevice",
+    "Device",
+    "GpuDevice",
+    "copyto",
+    "get_array_module",
+    "get_device",
+    "get_device_from_array",
+    "using_device",
 ]
 
 _cpu_device = CpuDevice()
@@ -56,7 +62,9 @@ def get_device(device_spec: Any) -> Device:
         return device_spec
     if isinstance(device_spec, str):
         return _parse_device_string(device_spec)
-    if isinstance(device_spec, (int, numpy.integer)) and not isinstance(device_spec, bool):
+    if isinstance(device_spec, (int, numpy.integer)) and not isinstance(
+        device_spec, bool
+    ):
         n = int(device_spec)
         if n < 0:
             return _cpu_device
@@ -86,7 +94,7 @@ def _parse_device_string(spec: str) -> Device:
     if spec == "@numpy":
         return _cpu_device
     if spec.startswith("@cupy"):
-        rest = spec[len("@cupy"):]
+        rest = spec[len("@cupy") :]
         if rest == "":
             cuda.check_cuda_available()
             return GpuDevice(cuda.cupy.cuda.Device())

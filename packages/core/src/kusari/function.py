@@ -64,8 +64,9 @@ class FunctionAdapter(FunctionNode):
             )
         return outputs
 
-    def backward(self, target_input_indexes: tuple[int, ...],
-                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    def backward(
+        self, target_input_indexes: tuple[int, ...], grad_outputs: tuple[Any, ...]
+    ) -> tuple[Any, ...]:
         inputs = self.inputs
         assert inputs is not None
         in_data = tuple([x.data for x in inputs])
@@ -81,9 +82,9 @@ class FunctionAdapter(FunctionNode):
                 f"{self.label}.backward returned {len(gxs)} gradients for "
                 f"{len(in_data)} inputs"
             )
-        ret = []
+        ret: list[Variable | None] = []
         for i in target_input_indexes:
-            g = gxs[i]
+            g: Any = gxs[i]
             if g is None:
                 ret.append(None)
                 continue
@@ -156,8 +157,11 @@ class Function:
 
     @property
     def local_function_hooks(self) -> Any:
-        return self.node.local_function_hooks if self._owned_node is None else \
-            self._live_node().local_function_hooks
+        return (
+            self.node.local_function_hooks
+            if self._owned_node is None
+            else self._live_node().local_function_hooks
+        )
 
     def _live_node(self) -> FunctionAdapter:
         ref = self._owned_node
@@ -182,20 +186,23 @@ class Function:
     def forward_gpu(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         raise NotImplementedError(f"{self.label} implements no forward_gpu")
 
-    def backward(self, inputs: tuple[Any, ...],
-                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    def backward(
+        self, inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]
+    ) -> tuple[Any, ...]:
         from kusari import backend
 
         if backend.get_array_module(*inputs).__name__ == "numpy":
             return self.backward_cpu(inputs, grad_outputs)
         return self.backward_gpu(inputs, grad_outputs)
 
-    def backward_cpu(self, inputs: tuple[Any, ...],
-                     grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    def backward_cpu(
+        self, inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]
+    ) -> tuple[Any, ...]:
         return (None,) * len(inputs)
 
-    def backward_gpu(self, inputs: tuple[Any, ...],
-                     grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    def backward_gpu(
+        self, inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]
+    ) -> tuple[Any, ...]:
         return (None,) * len(inputs)
 
     def retain_inputs(self, indexes: Any) -> None:

@@ -71,10 +71,12 @@ class FunctionHook:
     def forward_postprocess(self, function: Any, in_data: tuple[Any, ...]) -> None:
         """Called after a function's forward."""
 
-    def backward_preprocess(self, function: Any, in_data: tuple[Any, ...],
-                            out_grad: tuple[Any, ...]) -> None:
+    def backward_preprocess(
+        self, function: Any, in_data: tuple[Any, ...], out_grad: tuple[Any, ...]
+    ) -> None:
         """Called before a function's backward."""
 
-    def backward_postprocess(self, function: Any, in_data: tuple[Any, ...],
-                             out_grad: tuple[Any, ...]) -> None:
+    def backward_postprocess(
+        self, function: Any, in_data: tuple[Any, ...], out_grad: tuple[Any, ...]
+    ) -> None:
         """Called after a function's backward."""

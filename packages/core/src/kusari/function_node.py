@@ -69,7 +69,9 @@ class FunctionNode:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._has_type_check = cls.check_type_forward is not FunctionNode.check_type_forward
+        cls._has_type_check = (
+            cls.check_type_forward is not FunctionNode.check_type_forward
+        )
 
     @property
     def local_function_hooks(self) -> collections.OrderedDict[str, Any]:
@@ -94,8 +96,9 @@ class FunctionNode:
         if self._output_indexes_to_retain is None or self.outputs is None:
             raise RuntimeError(f"{self.label}: no output data is retained")
         ret: list[Any] = [None] * len(self.outputs)
-        for i, data in zip(self._output_indexes_to_retain,
-                           self._retained_output_data or ()):
+        for i, data in zip(
+            self._output_indexes_to_retain, self._retained_output_data or ()
+        ):
             ret[i] = data
         return tuple(ret)
 
@@ -109,8 +112,9 @@ class FunctionNode:
         Returns:
             A tuple of output Variables.
         """
-        input_vars = [x if isinstance(x, Variable) else _as_input(x, self)
-                      for x in inputs]
+        input_vars = [
+            x if isinstance(x, Variable) else _as_input(x, self) for x in inputs
+        ]
         in_data = tuple([x._data for x in input_vars])
         flags = _hot
         if flags.generation != _generation[0]:
@@ -216,14 +220,14 @@ class FunctionNode:
             with type_check.get_function_check_context(self):
                 self.check_type_forward(in_types)
         except type_check.InvalidType as e:
-            msg = (f"\nInvalid operation is performed in: {self.label} (Forward)\n\n"
-                   f"{e}")
+            msg = f"\nInvalid operation is performed in: {self.label} (Forward)\n\n{e}"
             raise type_check.InvalidType(e.expect, e.actual, msg=msg) from None
         # The light check failed where the full one passed: a check written
         # only for full mode. Trust the full check.
 
-    def _check_nan_in_forward(self, in_data: tuple[Any, ...],
-                              outputs: tuple[Any, ...]) -> None:
+    def _check_nan_in_forward(
+        self, in_data: tuple[Any, ...], outputs: tuple[Any, ...]
+    ) -> None:
         for y in outputs:
             if y.dtype.kind == "f" and bool(numpy.isnan(_to_host_any(y)).any()):
                 shapes = ", ".join(
@@ -265,8 +269,11 @@ class FunctionNode:
         """Keep these outputs' arrays for backward (call inside forward)."""
         self._output_indexes_to_retain = indexes
 
-    def backward(self, target_input_indexes: tuple[int, ...],
-                 grad_outputs: tuple[Variable | None, ...]) -> tuple[Any, ...]:
+    def backward(
+        self,
+        target_input_indexes: tuple[int, ...],
+        grad_outputs: tuple[Variable | None, ...],
+    ) -> tuple[Any, ...]:
         """Gradients for the inputs listed in ``target_input_indexes``.
 
         Args:
@@ -280,12 +287,18 @@ class FunctionNode:
         """
         return (None,) * len(target_input_indexes)
 
-    def backward_accumulate(self, target_input_indexes: tuple[int, ...],
-                            grad_outputs: tuple[Variable | None, ...],
-                            grad_inputs: tuple[Variable | None, ...]) -> tuple[Any, ...]:
+    def backward_accumulate(
+        self,
+        target_input_indexes: tuple[int, ...],
+        grad_outputs: tuple[Variable | None, ...],
+        grad_inputs: tuple[Variable | None, ...],
+    ) -> tuple[Any, ...]:
         """Backward plus the given ``grad_inputs`` (override to fuse the sum)."""
-        gxs = _backprop.normalize_grads(self, target_input_indexes,
-                                        self.backward(target_input_indexes, grad_outputs))
+        gxs = _backprop.normalize_grads(
+            self,
+            target_input_indexes,
+            self.backward(target_input_indexes, grad_outputs),
+        )
         ret = []
         for gx, g_in in zip(gxs, grad_inputs):
             if gx is None:
@@ -301,7 +314,9 @@ class FunctionNode:
         inputs = self.inputs
         if inputs is None:
             raise RuntimeError(_backprop.freed_message(self))
-        return tuple([inputs[i].get_variable() for i in self._input_indexes_to_retain or ()])
+        return tuple(
+            [inputs[i].get_variable() for i in self._input_indexes_to_retain or ()]
+        )
 
     def get_retained_outputs(self) -> tuple[Variable, ...]:
         """The retained outputs as Variables (connected to the graph)."""
@@ -382,11 +397,16 @@ def _to_host_any(x: Any) -> Any:
     return x if isinstance(x, numpy.ndarray) else cuda.to_cpu(x)
 
 
-def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
-         grad_outputs: Sequence[Any] | None = None,
-         grad_inputs: Sequence[Any] | None = None, set_grad: bool = False,
-         retain_grad: bool = False, enable_double_backprop: bool = False,
-         loss_scale: float | None = None) -> list[Variable | None]:
+def grad(
+    outputs: Sequence[Variable],
+    inputs: Sequence[Variable],
+    grad_outputs: Sequence[Any] | None = None,
+    grad_inputs: Sequence[Any] | None = None,
+    set_grad: bool = False,
+    retain_grad: bool = False,
+    enable_double_backprop: bool = False,
+    loss_scale: float | None = None,
+) -> list[Variable | None]:
     """Gradients of ``outputs`` with respect to ``inputs``.
 
     Unlike :meth:`Variable.backward` this touches no ``grad`` attribute
@@ -419,7 +439,8 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
     for v in outputs + inputs:
         if not isinstance(v, Variable):
             raise TypeError(
-                f"kusari.grad: outputs and inputs must be Variables, got {type(v).__name__}"
+                "kusari.grad: outputs and inputs must be Variables, got "
+                f"{type(v).__name__}"
             )
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
@@ -427,8 +448,10 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
         raise ValueError(
             f"kusari.grad: {len(outputs)} outputs but {len(grad_outputs)} grad_outputs"
         )
-    gys = [_backprop.initial_grad(y, gy, loss_scale, "kusari.grad")
-           for y, gy in zip(outputs, grad_outputs)]
+    gys = [
+        _backprop.initial_grad(y, gy, loss_scale, "kusari.grad")
+        for y, gy in zip(outputs, grad_outputs)
+    ]
     in_nodes = [x.node for x in inputs]
     init = None
     if grad_inputs is not None:
@@ -439,11 +462,19 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
         init = {}
         for node, g in zip(in_nodes, grad_inputs):
             if g is not None:
-                init[node] = g if isinstance(g, Variable) else Variable(g, requires_grad=False)
+                init[node] = (
+                    g if isinstance(g, Variable) else Variable(g, requires_grad=False)
+                )
     result = _backprop.run(
-        [y.node for y in outputs], gys, retain_grad, enable_double_backprop,
-        loss_scale, stop_nodes=set(in_nodes), initial_input_grads=init,
-        set_leaf_grads=False, free_graph=False,
+        [y.node for y in outputs],
+        gys,
+        retain_grad,
+        enable_double_backprop,
+        loss_scale,
+        stop_nodes=set(in_nodes),
+        initial_input_grads=init,
+        set_leaf_grads=False,
+        free_graph=False,
     )
     ret = [result.get(node) for node in in_nodes]
     if set_grad:

@@ -20,8 +20,13 @@ from kusari.configuration import using_config
 from kusari.testing.array import assert_allclose
 from kusari.variable import Variable
 
-__all__ = ["NondifferentiableError", "assert_allclose", "check_backward",
-           "check_double_backward", "numerical_grad"]
+__all__ = [
+    "NondifferentiableError",
+    "assert_allclose",
+    "check_backward",
+    "check_double_backward",
+    "numerical_grad",
+]
 
 
 class NondifferentiableError(Exception):
@@ -38,10 +43,16 @@ def _as_tuple(x: Any) -> tuple[Any, ...]:
     return (x,)
 
 
-def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Sequence[Any],
-                   eps: float = 1e-3, detect_nondifferentiable: bool = False,
-                   diff_atol: float = 0, diff_rtol: float = 1e-2,
-                   center_outputs: Any = None) -> tuple[Any, ...]:
+def numerical_grad(
+    f: Callable[[], Any],
+    inputs: Sequence[Any],
+    grad_outputs: Sequence[Any],
+    eps: float = 1e-3,
+    detect_nondifferentiable: bool = False,
+    diff_atol: float = 0,
+    diff_rtol: float = 1e-2,
+    center_outputs: Any = None,
+) -> tuple[Any, ...]:
     """Central-difference gradients of ``f`` at ``inputs`` (modified in place).
 
     Args:
@@ -74,8 +85,11 @@ def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Se
             y_minus = [yy.astype(numpy.float64) for yy in _as_tuple(f())]
             if detect_nondifferentiable:
                 x[i] = orig
-                y_center = [yy.astype(numpy.float64) for yy in _as_tuple(f())] \
-                    if center_outputs is None else center_outputs
+                y_center = (
+                    [yy.astype(numpy.float64) for yy in _as_tuple(f())]
+                    if center_outputs is None
+                    else center_outputs
+                )
                 _detect(y_minus, y_center, y_plus, eps, diff_atol, diff_rtol)
             x[i] = orig
             total = 0.0
@@ -89,13 +103,15 @@ def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Se
     return tuple(grads)
 
 
-def _detect(y_minus: Any, y_center: Any, y_plus: Any, eps: float, atol: float,
-            rtol: float) -> None:
+def _detect(
+    y_minus: Any, y_center: Any, y_plus: Any, eps: float, atol: float, rtol: float
+) -> None:
     for ym, yc, yp in zip(y_minus, y_center, y_plus):
         left = (yc - ym) / eps
         right = (yp - yc) / eps
-        if not numpy.allclose(cuda.to_cpu(left), cuda.to_cpu(right), atol=atol + 1e-7,
-                              rtol=rtol):
+        if not numpy.allclose(
+            cuda.to_cpu(left), cuda.to_cpu(right), atol=atol + 1e-7, rtol=rtol
+        ):
             raise NondifferentiableError(
                 "the function is not differentiable here: left and right "
                 f"derivatives differ (max gap {float(abs(left - right).max()):.3g})"
@@ -106,11 +122,19 @@ def _is_float(a: Any) -> bool:
     return a is not None and numpy.dtype(a.dtype).kind == "f"
 
 
-def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
-                   params: Any = (), eps: float = 1e-3, atol: float = 1e-5,
-                   rtol: float = 1e-4, no_grads: Sequence[bool] | None = None,
-                   dtype: Any = None, detect_nondifferentiable: bool = False,
-                   is_immutable_params: bool = False) -> None:
+def check_backward(
+    func: Callable[..., Any],
+    x_data: Any,
+    y_grad: Any,
+    params: Any = (),
+    eps: float = 1e-3,
+    atol: float = 1e-5,
+    rtol: float = 1e-4,
+    no_grads: Sequence[bool] | None = None,
+    dtype: Any = None,
+    detect_nondifferentiable: bool = False,
+    is_immutable_params: bool = False,
+) -> None:
     """Check backprop's gradients of ``func`` against numerical ones.
 
     The check compares directional derivatives along a random unit direction
@@ -200,10 +224,14 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
     def evaluate(step: float) -> list[Any]:
         inputs = list(base_inputs)
         for k, i in enumerate(target_index):
-            inputs[i] = xp.asarray(casted[k] + step * directions[k], dtype=casted[k].dtype)
+            inputs[i] = xp.asarray(
+                casted[k] + step * directions[k], dtype=casted[k].dtype
+            )
         for k, p in enumerate(params):
             c = casted[len(target_index) + k]
-            p.array = xp.asarray(c + step * directions[len(target_index) + k], dtype=c.dtype)
+            p.array = xp.asarray(
+                c + step * directions[len(target_index) + k], dtype=c.dtype
+            )
         # Backprop stays on: the function may itself differentiate (as the
         # first-order gradient function of check_double_backward does).
         in_vars = [Variable(a, requires_grad=not ng) for a, ng in zip(inputs, no_grads)]
@@ -224,8 +252,13 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
             continue
         numeric += float(((yp - ym) * gy.astype(numpy.float64)).sum()) / (2 * eps)
     try:
-        assert_allclose(numpy.asarray(numeric), numpy.asarray(analytic), atol=atol,
-                        rtol=rtol, verbose=False)
+        assert_allclose(
+            numpy.asarray(numeric),
+            numpy.asarray(analytic),
+            atol=atol,
+            rtol=rtol,
+            verbose=False,
+        )
     except AssertionError:
         raise AssertionError(
             "check_backward failed: the directional derivative of backprop does not "
@@ -235,12 +268,20 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
         ) from None
 
 
-def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
-                          x_grad_grad: Any, params: Any = (),
-                          params_grad_grad: Any = (), eps: float = 1e-3,
-                          atol: float = 1e-4, rtol: float = 1e-3,
-                          no_grads: Sequence[bool] | None = None, dtype: Any = None,
-                          detect_nondifferentiable: bool = False) -> None:
+def check_double_backward(
+    func: Callable[..., Any],
+    x_data: Any,
+    y_grad: Any,
+    x_grad_grad: Any,
+    params: Any = (),
+    params_grad_grad: Any = (),
+    eps: float = 1e-3,
+    atol: float = 1e-4,
+    rtol: float = 1e-3,
+    no_grads: Sequence[bool] | None = None,
+    dtype: Any = None,
+    detect_nondifferentiable: bool = False,
+) -> None:
     """Check the second-order gradients of ``func`` numerically.
 
     It checks the backward of the first-order gradient function
@@ -274,8 +315,9 @@ def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
         gys = inputs[n_x:]
         ys = _as_tuple(func(*xs))
         targets = [xs[i] for i in differentiable] + list(params)
-        gxs = grad(list(ys), targets, grad_outputs=list(gys),
-                   enable_double_backprop=True)
+        gxs = grad(
+            list(ys), targets, grad_outputs=list(gys), enable_double_backprop=True
+        )
         out = []
         for t, g in zip(targets, gxs):
             if g is None:
@@ -288,6 +330,15 @@ def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
     if len(x_grad_grad) == len(differentiable):
         ggs = list(x_grad_grad)
     ggs += list(params_grad_grad)
-    check_backward(first_order, x_data + y_grad, tuple(ggs), params=params, eps=eps,
-                   atol=atol, rtol=rtol, no_grads=list(no_grads) + [False] * len(y_grad),
-                   dtype=dtype, detect_nondifferentiable=detect_nondifferentiable)
+    check_backward(
+        first_order,
+        x_data + y_grad,
+        tuple(ggs),
+        params=params,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        no_grads=list(no_grads) + [False] * len(y_grad),
+        dtype=dtype,
+        detect_nondifferentiable=detect_nondifferentiable,
+    )

@@ -286,7 +286,8 @@ class UpdateRule:
                 value = None
             if value is None:
                 return  # not in the snapshot: keep the state uninitialized
-            state[key] = value
+            # Own the array: a deserializer may hand out its storage.
+            state[key] = value.copy() if hasattr(value, "copy") else value
         self._state = state
 
     def _prepare(self, param: Any) -> None:

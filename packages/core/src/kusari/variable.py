@@ -39,8 +39,18 @@ class VariableNode:
     it keeps the array only if a function retained it.
     """
 
-    __slots__ = ("__weakref__", "_variable", "creator_node", "data", "dtype",
-                 "name", "rank", "requires_grad", "shape", "_old_style_grad_generator")
+    __slots__ = (
+        "__weakref__",
+        "_variable",
+        "creator_node",
+        "data",
+        "dtype",
+        "name",
+        "rank",
+        "requires_grad",
+        "shape",
+        "_old_style_grad_generator",
+    )
 
     def __init__(self, variable: Variable, name: str | None = None) -> None:
         self._variable = weakref.ref(variable)
@@ -48,7 +58,7 @@ class VariableNode:
         self.rank = 0
         self.name = name
         self.requires_grad = variable._requires_grad
-        self.data = None
+        self.data: Any = None
         self._old_style_grad_generator: str | None = None
         arr = variable._data
         if arr is None:
@@ -117,7 +127,9 @@ class VariableNode:
     def retain_data(self) -> None:
         var = self._variable()
         if var is None:
-            raise RuntimeError("cannot retain the data of a node whose variable is gone")
+            raise RuntimeError(
+                "cannot retain the data of a node whose variable is gone"
+            )
         self.data = var._data
 
     def __repr__(self) -> str:
@@ -152,10 +164,14 @@ def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
     if shape is None:
         return
     if not _is_array(gx):
-        msg = f"Type of grad is invalid:\nExpected: ndarray\nActual: {type(gx).__name__}"
+        msg = (
+            f"Type of grad is invalid:\nExpected: ndarray\nActual: {type(gx).__name__}"
+        )
     elif data is not None and type(gx) is not type(data):
-        msg = (f"Type of data and grad mismatch\ngrad: {type(gx).__name__} != "
-               f"data: {type(data).__name__}")
+        msg = (
+            f"Type of data and grad mismatch\ngrad: {type(gx).__name__} != "
+            f"data: {type(data).__name__}"
+        )
     elif gx.dtype != dtype:
         msg = f"Dtype of data and grad mismatch\ngrad: {gx.dtype} != data: {dtype}"
     elif gx.shape != shape:
@@ -163,8 +179,10 @@ def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
     else:
         return
     if func is not None:
-        msg = (f"Function `{func.label}` ({type(func).__name__}) returned a gradient "
-               f"that does not match its input.\n{msg}")
+        msg = (
+            f"Function `{func.label}` ({type(func).__name__}) returned a gradient "
+            f"that does not match its input.\n{msg}"
+        )
     raise ValueError(msg)
 
 
@@ -190,6 +208,8 @@ class Variable:
 
     # Class-level defaults: most variables never set these, so they cost
     # nothing per instance.
+    _data: Any
+    _requires_grad: bool
     _node: VariableNode | None = None
     _grad_var: Variable | None = None
     _name: str | None = None
@@ -199,8 +219,14 @@ class Variable:
     __array_priority__ = 200
     __array_ufunc__ = None
 
-    def __init__(self, data: Any = None, *, name: str | None = None,
-                 grad: Any = None, requires_grad: bool = True) -> None:
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        name: str | None = None,
+        grad: Any = None,
+        requires_grad: bool = True,
+    ) -> None:
         if data is not None and not isinstance(data, _array_types):
             raise TypeError(
                 "kusari.Variable: expected a NumPy or CuPy ndarray (or None) as data, "
@@ -379,7 +405,9 @@ class Variable:
                 "addgrad: the destination variable has no data; initialize it first"
             )
         g = src._data
-        if backend.get_device_from_array(g) != backend.get_device_from_array(self._data):
+        if backend.get_device_from_array(g) != backend.get_device_from_array(
+            self._data
+        ):
             g = backend.get_device_from_array(self._data).send(g)
         dst = self._grad_var
         if dst is None:
@@ -391,8 +419,12 @@ class Variable:
         """Copy ``var``'s array into this one in place."""
         backend.copyto(self._data, var._data)
 
-    def backward(self, retain_grad: bool = False, enable_double_backprop: bool = False,
-                 loss_scale: float | None = None) -> None:
+    def backward(
+        self,
+        retain_grad: bool = False,
+        enable_double_backprop: bool = False,
+        loss_scale: float | None = None,
+    ) -> None:
         """Compute gradients of this variable with respect to the graph's leaves.
 
         The gradient of this variable itself defaults to one when it has a
@@ -422,8 +454,9 @@ class Variable:
             if loss_scale is not None:
                 g *= loss_scale
             gv = self._grad_var = Variable(g, requires_grad=False)
-        _backprop.backward_all([node], [gv], retain_grad, enable_double_backprop,
-                               loss_scale)
+        _backprop.backward_all(
+            [node], [gv], retain_grad, enable_double_backprop, loss_scale
+        )
 
     def unchain(self) -> None:
         """Cut the link to the creator, making this variable a leaf."""
@@ -466,7 +499,9 @@ class Variable:
         cuda.check_cuda_available()
         if device is None:
             device = cuda.cupy.cuda.Device().id
-        self.to_device(backend.get_device(device if not isinstance(device, int) else device))
+        self.to_device(
+            backend.get_device(device if not isinstance(device, int) else device)
+        )
 
     # -- convenience ------------------------------------------------------
     def item(self) -> Any:
@@ -493,14 +528,21 @@ class Variable:
     def summary(self) -> str:
         xp = self.xp
         d = self._data
-        return (f"name: {self.name} shape: {d.shape} dtype: {d.dtype} "
-                f"mean: {float(xp.mean(d)):.8g} std: {float(xp.std(d)):.8g}")
+        return (
+            f"name: {self.name} shape: {d.shape} dtype: {d.dtype} "
+            f"mean: {float(xp.mean(d)):.8g} std: {float(xp.std(d)):.8g}"
+        )
 
     def debug_print(self) -> str:
         """A multi-line description of the variable for debugging."""
         d = self._data
-        lines = [repr(self), f"- device: {self.device}", f"- backend: {type(d)}",
-                 f"- shape: {d.shape}", f"- dtype: {d.dtype}"]
+        lines = [
+            repr(self),
+            f"- device: {self.device}",
+            f"- backend: {type(d)}",
+            f"- shape: {d.shape}",
+            f"- dtype: {d.dtype}",
+        ]
         if d.size:
             lines.append(f"- statistics: {self.summary()}")
         lines.append(f"- grad: {None if self.grad is None else 'set'}")
@@ -546,8 +588,10 @@ class Variable:
     def __add__(self, other: Any) -> Variable:
         if _plain_ok():
             if type(other) is Variable:
-                return _plain_result(self._data + other._data,
-                                     self._requires_grad or other._requires_grad)
+                return _plain_result(
+                    self._data + other._data,
+                    self._requires_grad or other._requires_grad,
+                )
             if type(other) is float or type(other) is int:
                 return _plain_result(self._data + other, self._requires_grad)
         return _bm.add(self, other)
@@ -560,8 +604,10 @@ class Variable:
     def __sub__(self, other: Any) -> Variable:
         if _plain_ok():
             if type(other) is Variable:
-                return _plain_result(self._data - other._data,
-                                     self._requires_grad or other._requires_grad)
+                return _plain_result(
+                    self._data - other._data,
+                    self._requires_grad or other._requires_grad,
+                )
             if type(other) is float or type(other) is int:
                 return _plain_result(self._data - other, self._requires_grad)
         return _bm.sub(self, other)
@@ -574,8 +620,10 @@ class Variable:
     def __mul__(self, other: Any) -> Variable:
         if _plain_ok():
             if type(other) is Variable:
-                return _plain_result(self._data * other._data,
-                                     self._requires_grad or other._requires_grad)
+                return _plain_result(
+                    self._data * other._data,
+                    self._requires_grad or other._requires_grad,
+                )
             if type(other) is float or type(other) is int:
                 return _plain_result(self._data * other, self._requires_grad)
         return _bm.mul(self, other)
@@ -587,8 +635,9 @@ class Variable:
 
     def __truediv__(self, other: Any) -> Variable:
         if _plain_ok() and type(other) is Variable:
-            return _plain_result(self._data / other._data,
-                                 self._requires_grad or other._requires_grad)
+            return _plain_result(
+                self._data / other._data, self._requires_grad or other._requires_grad
+            )
         return _bm.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Variable:
@@ -618,7 +667,7 @@ class Variable:
             "arrays instead (e.g. `x.array < y.array`)"
         )
 
-    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _no_compare  # type: ignore
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _no_compare
     __hash__ = None  # type: ignore[assignment]
 
     def __bool__(self) -> bool:
@@ -631,8 +680,11 @@ class Variable:
 def _plain_ok() -> bool:
     """True when Variable arithmetic may skip the FunctionNode machinery."""
     h = _hot
-    return (h.plain and h.generation == _generation[0]
-            and not function_hook._n_registered[0])
+    return (
+        h.plain
+        and h.generation == _generation[0]
+        and not function_hook._n_registered[0]
+    )
 
 
 def _plain_result(y: Any, requires_grad: bool) -> Variable:
@@ -720,15 +772,17 @@ class Parameter(Variable):
 
     update_rule: Any = None
 
-    def __init__(self, initializer: Any = None, shape: Any = None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self, initializer: Any = None, shape: Any = None, name: str | None = None
+    ) -> None:
         from kusari import initializers
 
         if initializer is None:
             initializer = initializers.NaN()
         elif numpy.isscalar(initializer):
             initializer = initializers.Constant(initializer)
-        self._initial_device = backend.CpuDevice()
+        self._initial_device: Any = backend.CpuDevice()
+        self._grad_initializer: Any
         if shape is None:
             if _is_array(initializer):
                 super().__init__(initializer, name=name)
@@ -752,8 +806,13 @@ class Parameter(Variable):
         self.update_rule = None
 
     def __reduce__(self) -> Any:
-        return _recover_parameter, (self._data, self.name, self.grad,
-                                    self.initializer, self.update_rule)
+        return _recover_parameter, (
+            self._data,
+            self.name,
+            self.grad,
+            self.initializer,
+            self.update_rule,
+        )
 
     @property
     def is_initialized(self) -> bool:
@@ -780,11 +839,15 @@ class Parameter(Variable):
         from kusari import initializers
 
         device = self._initial_device
-        data = initializers.generate_array(self.initializer, shape, device.xp,
-                                           device=device)
+        data = initializers.generate_array(
+            self.initializer, shape, device.xp, device=device
+        )
         ginit = self._grad_initializer
-        grad = None if ginit is None else initializers.generate_array(
-            ginit, shape, device.xp, device=device)
+        grad = (
+            None
+            if ginit is None
+            else initializers.generate_array(ginit, shape, device.xp, device=device)
+        )
         self._set_data(data)
         self.grad = grad
 
@@ -811,8 +874,9 @@ class Parameter(Variable):
             self.update_rule.update(self)
 
 
-def _recover_parameter(data: Any, name: Any, grad: Any, initializer: Any,
-                       update_rule: Any) -> Parameter:
+def _recover_parameter(
+    data: Any, name: Any, grad: Any, initializer: Any, update_rule: Any
+) -> Parameter:
     p = Parameter(initializer=initializer, name=name)
     p._set_data(data)
     if data is not None:

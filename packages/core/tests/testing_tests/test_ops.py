@@ -12,12 +12,12 @@ from kusari.testing import assert_allclose, check_op, fix_random, product
 
 class BadForward(FunctionNode):
     def forward(self, inputs):
-        return inputs[0] * 1.01,
+        return (inputs[0] * 1.01,)
 
 
 class WrongDtype(FunctionNode):
     def forward(self, inputs):
-        return inputs[0].astype(np.float64),
+        return (inputs[0].astype(np.float64),)
 
 
 def test_passes_correct_op(float_dtype):
@@ -26,33 +26,43 @@ def test_passes_correct_op(float_dtype):
 
 def test_fails_wrong_forward():
     with pytest.raises(AssertionError, match="differs from the reference"):
-        check_op(lambda x: BadForward().apply((x,))[0], lambda x: x, [(3,)],
-                 backward=False)
+        check_op(
+            lambda x: BadForward().apply((x,))[0], lambda x: x, [(3,)], backward=False
+        )
 
 
 def test_fails_wrong_dtype():
     with pytest.raises(AssertionError, match="dtype float64, expected float32"):
-        check_op(lambda x: WrongDtype().apply((x,))[0], lambda x: x, [(3,)],
-                 backward=False)
+        check_op(
+            lambda x: WrongDtype().apply((x,))[0], lambda x: x, [(3,)], backward=False
+        )
 
 
 def test_fails_wrong_backward():
     class Wrong(FunctionNode):
         def forward(self, inputs):
-            return inputs[0] * 2,
+            return (inputs[0] * 2,)
 
         def backward(self, indexes, grad_outputs):
-            return grad_outputs[0] * 3.0,
+            return (grad_outputs[0] * 3.0,)
 
     with pytest.raises(AssertionError, match="check_backward failed"):
-        check_op(lambda x: Wrong().apply((x,))[0], lambda x: x * 2, [(3,)],
-                 double_backward=False)
+        check_op(
+            lambda x: Wrong().apply((x,))[0],
+            lambda x: x * 2,
+            [(3,)],
+            double_backward=False,
+        )
 
 
 def test_integer_inputs_are_not_differentiated():
     labels = np.array([0, 1, 1], np.int32)
-    check_op(lambda x, t: F.softmax_cross_entropy(x, t), None,
-             [(3, 2), labels], double_backward=False)
+    check_op(
+        lambda x, t: F.softmax_cross_entropy(x, t),
+        None,
+        [(3, 2), labels],
+        double_backward=False,
+    )
 
 
 def test_assert_allclose_message():

@@ -25,7 +25,7 @@ class CpuDevice(_backend.Device):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, CpuDevice)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def send_array(self, array: Any) -> Any:
         if isinstance(array, numpy.ndarray):

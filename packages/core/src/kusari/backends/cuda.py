@@ -17,7 +17,7 @@ import numpy
 from kusari import _backend
 
 try:
-    import cupy as _cupy  # noqa: F401  (optional dependency)
+    import cupy as _cupy
 
     cupy: Any = _cupy
     available = True
@@ -91,7 +91,9 @@ class GpuDevice(_backend.Device):
     def from_device_id(cls, device_id: int) -> GpuDevice:
         check_cuda_available()
         if not (isinstance(device_id, int) and device_id >= 0):
-            raise ValueError(f"GPU device id must be a non-negative int, got {device_id!r}")
+            raise ValueError(
+                f"GPU device id must be a non-negative int, got {device_id!r}"
+            )
         return cls(cupy.cuda.Device(device_id))
 
     @classmethod
@@ -101,7 +103,7 @@ class GpuDevice(_backend.Device):
         return None
 
     @property
-    def xp(self) -> Any:  # type: ignore[override]
+    def xp(self) -> Any:
         return cupy
 
     @property
@@ -115,7 +117,7 @@ class GpuDevice(_backend.Device):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GpuDevice) and other.device.id == self.device.id
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def create_context(self) -> Any:
         return cupy.cuda.Device(self.device.id)
@@ -207,7 +209,9 @@ def to_cpu(array: Any, stream: Any = None) -> Any:
     )
 
 
-def copy(array: Any, out: Any = None, out_device: Any = None, stream: Any = None) -> Any:
+def copy(
+    array: Any, out: Any = None, out_device: Any = None, stream: Any = None
+) -> Any:
     """Copy a CuPy array, optionally into ``out`` or onto ``out_device``."""
     check_cuda_available()
     if out is None:
@@ -258,19 +262,37 @@ def clear_memo() -> None:
 
 
 @memoize(for_each_device=True)
-def elementwise(in_params: str, out_params: str, operation: str, name: str, **kwargs: Any) -> Any:
+def elementwise(
+    in_params: str, out_params: str, operation: str, name: str, **kwargs: Any
+) -> Any:
     """A compiled, cached ``cupy.ElementwiseKernel``."""
     check_cuda_available()
     return cupy.ElementwiseKernel(in_params, out_params, operation, name, **kwargs)
 
 
 @memoize(for_each_device=True)
-def reduce(in_params: str, out_params: str, map_expr: str, reduce_expr: str,
-           post_map_expr: str, identity: Any, name: str, **kwargs: Any) -> Any:
+def reduce(
+    in_params: str,
+    out_params: str,
+    map_expr: str,
+    reduce_expr: str,
+    post_map_expr: str,
+    identity: Any,
+    name: str,
+    **kwargs: Any,
+) -> Any:
     """A compiled, cached ``cupy.ReductionKernel``."""
     check_cuda_available()
-    return cupy.ReductionKernel(in_params, out_params, map_expr, reduce_expr,
-                                post_map_expr, identity, name, **kwargs)
+    return cupy.ReductionKernel(
+        in_params,
+        out_params,
+        map_expr,
+        reduce_expr,
+        post_map_expr,
+        identity,
+        name,
+        **kwargs,
+    )
 
 
 @memoize(for_each_device=True)

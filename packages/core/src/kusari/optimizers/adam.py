@@ -129,7 +129,8 @@ class AdamRule(optimizer.UpdateRule):
         outs = [param.array, self.state["m"], self.state["v"]]
         if hp.amsgrad:
             outs.append(self.state["vhat"])
-        name = "adam" + ("_ams" if hp.amsgrad else "") + ("_bound" if hp.adabound else "")
+        name = ("adam" + ("_ams" if hp.amsgrad else "")
+                + ("_bound" if hp.adabound else ""))
         kernel(in_params, out_params,
                f"""m += one_minus_beta1 * (grad - m);
                    v += one_minus_beta2 * (grad * grad - v);

@@ -19,8 +19,16 @@ import numpy
 from kusari.testing.array import assert_allclose
 from kusari.testing.ops import DEFAULT_TOLERANCES, check_op, make_noncontiguous
 
-__all__ = ["DEFAULT_TOLERANCES", "assert_allclose", "check_op", "fix_random",
-           "generate_seed", "make_noncontiguous", "product", "product_dict"]
+__all__ = [
+    "DEFAULT_TOLERANCES",
+    "assert_allclose",
+    "check_op",
+    "fix_random",
+    "generate_seed",
+    "make_noncontiguous",
+    "product",
+    "product_dict",
+]
 
 
 def generate_seed() -> int:
@@ -68,7 +76,7 @@ def product(parameter: dict[str, Iterable[Any]] | list[Any]) -> list[dict[str, A
         keys = sorted(parameter)
         values = [list(parameter[k]) for k in keys]
         return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
-    result = [dict()]  # type: list[dict[str, Any]]
+    result: list[dict[str, Any]] = [{}]
     for group in parameter:
         result = [dict(r, **g) for r in result for g in group]
     return result
@@ -76,5 +84,7 @@ def product(parameter: dict[str, Iterable[Any]] | list[Any]) -> list[dict[str, A
 
 def product_dict(*parameters: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Cartesian product of lists of dicts, merged."""
-    return [dict(itertools.chain.from_iterable(d.items() for d in combo))
-            for combo in itertools.product(*parameters)]
+    return [
+        dict(itertools.chain.from_iterable(d.items() for d in combo))
+        for combo in itertools.product(*parameters)
+    ]

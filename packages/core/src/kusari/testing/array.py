@@ -9,8 +9,9 @@ import numpy
 from kusari.backends import cuda
 
 
-def assert_allclose(x: Any, y: Any, atol: float = 1e-5, rtol: float = 1e-4,
-                    verbose: bool = True) -> None:
+def assert_allclose(
+    x: Any, y: Any, atol: float = 1e-5, rtol: float = 1e-4, verbose: bool = True
+) -> None:
     """Assert that two arrays (or Variables) are elementwise close.
 
     The failure message gives the shapes, dtypes, the worst element and its
@@ -34,7 +35,9 @@ def assert_allclose(x: Any, y: Any, atol: float = 1e-5, rtol: float = 1e-4,
         yf = y.astype(numpy.float64)
         err = numpy.abs(xf - yf)
         tol = atol + rtol * numpy.abs(yf)
-        worst = numpy.unravel_index(numpy.argmax(err - tol), err.shape) if err.size else ()
+        worst = (
+            numpy.unravel_index(numpy.argmax(err - tol), err.shape) if err.size else ()
+        )
         lines = [
             "arrays are not close",
             f"shape: {x.shape}, dtypes: {x.dtype} vs {y.dtype}",

@@ -27,12 +27,21 @@ from kusari.testing.array import assert_allclose
 # Default tolerances by dtype: (forward, backward, double backward), each an
 # (atol, rtol) pair. float16 keeps ~3 significant digits.
 DEFAULT_TOLERANCES: dict[Any, dict[str, tuple[float, float]]] = {
-    numpy.dtype(numpy.float16): {"forward": (5e-3, 5e-3), "backward": (5e-2, 5e-2),
-                                 "double_backward": (1e-1, 1e-1)},
-    numpy.dtype(numpy.float32): {"forward": (1e-5, 1e-4), "backward": (1e-3, 1e-3),
-                                 "double_backward": (1e-2, 1e-2)},
-    numpy.dtype(numpy.float64): {"forward": (1e-7, 1e-7), "backward": (1e-5, 1e-4),
-                                 "double_backward": (1e-4, 1e-3)},
+    numpy.dtype(numpy.float16): {
+        "forward": (5e-3, 5e-3),
+        "backward": (5e-2, 5e-2),
+        "double_backward": (1e-1, 1e-1),
+    },
+    numpy.dtype(numpy.float32): {
+        "forward": (1e-5, 1e-4),
+        "backward": (1e-3, 1e-3),
+        "double_backward": (1e-2, 1e-2),
+    },
+    numpy.dtype(numpy.float64): {
+        "forward": (1e-7, 1e-7),
+        "backward": (1e-5, 1e-4),
+        "double_backward": (1e-4, 1e-3),
+    },
 }
 
 InputSpec = Any  # a shape tuple, an array, or a callable (rng, dtype) -> array
@@ -58,17 +67,27 @@ def _generate(spec: InputSpec, rng: numpy.random.Generator, dtype: Any) -> Any:
         return numpy.asarray(spec(rng, dtype))
     if isinstance(spec, numpy.ndarray):
         return spec.astype(dtype) if spec.dtype.kind == "f" else spec.copy()
-    return rng.uniform(-1, 1, spec).astype(dtype)
+    return numpy.asarray(rng.uniform(-1, 1, spec), dtype=dtype)
 
 
-def check_op(op: Callable[..., Any], reference: Callable[..., Any] | None,
-             inputs: Sequence[InputSpec], *, dtype: Any = numpy.float32,
-             device: Any = "@numpy", backward: bool = True,
-             double_backward: bool = True, no_grads: Sequence[bool] | None = None,
-             tolerances: dict[str, tuple[float, float]] | None = None,
-             check_dtype: bool = True, noncontiguous: bool = True,
-             dodge_nondifferentiable: bool = False, eps: float | None = None,
-             seed: int = 0, max_tries: int = 5) -> None:
+def check_op(
+    op: Callable[..., Any],
+    reference: Callable[..., Any] | None,
+    inputs: Sequence[InputSpec],
+    *,
+    dtype: Any = numpy.float32,
+    device: Any = "@numpy",
+    backward: bool = True,
+    double_backward: bool = True,
+    no_grads: Sequence[bool] | None = None,
+    tolerances: dict[str, tuple[float, float]] | None = None,
+    check_dtype: bool = True,
+    noncontiguous: bool = True,
+    dodge_nondifferentiable: bool = False,
+    eps: float | None = None,
+    seed: int = 0,
+    max_tries: int = 5,
+) -> None:
     """Check ``op``'s forward, backward and double backward.
 
     Args:
@@ -114,34 +133,69 @@ def check_op(op: Callable[..., Any], reference: Callable[..., Any] | None,
         xs = [dev.send(a) for a in host]
 
         # Forward, contiguous and not.
-        outs = _as_tuple(op(*[Variable(x, requires_grad=not n) for x, n in zip(xs, ng)]))
+        outs = _as_tuple(
+            op(*[Variable(x, requires_grad=not n) for x, n in zip(xs, ng)])
+        )
         if reference is not None:
-            ref_in = [a.astype(numpy.float64) if a.dtype.kind == "f" else a for a in host]
+            ref_in = [
+                a.astype(numpy.float64) if a.dtype.kind == "f" else a for a in host
+            ]
             expected = _as_tuple(reference(*ref_in))
             _compare_outputs(op, outs, expected, dtype, tol["forward"], check_dtype)
             if noncontiguous and any(a.ndim > 0 for a in host):
                 nc = [make_noncontiguous(x) for x in xs]
-                outs_nc = _as_tuple(op(*[Variable(x, requires_grad=not n)
-                                         for x, n in zip(nc, ng)]))
-                _compare_outputs(op, outs_nc, expected, dtype, tol["forward"], check_dtype,
-                                 note=" (non-contiguous inputs)")
+                outs_nc = _as_tuple(
+                    op(*[Variable(x, requires_grad=not n) for x, n in zip(nc, ng)])
+                )
+                _compare_outputs(
+                    op,
+                    outs_nc,
+                    expected,
+                    dtype,
+                    tol["forward"],
+                    check_dtype,
+                    note=" (non-contiguous inputs)",
+                )
         if not backward:
             return
-        grads_out = tuple(dev.send(rng.uniform(-1, 1, o.shape).astype(o.dtype))
-                          if o.dtype.kind == "f" else None for o in outs)
+        grads_out = tuple(
+            dev.send(rng.uniform(-1, 1, o.shape).astype(o.dtype))
+            if o.dtype.kind == "f"
+            else None
+            for o in outs
+        )
         try:
             atol, rtol = tol["backward"]
             gradient_check.check_backward(
-                op, tuple(xs), grads_out, eps=eps, atol=atol, rtol=rtol, no_grads=ng,
-                dtype=numpy.float64, detect_nondifferentiable=dodge_nondifferentiable)
+                op,
+                tuple(xs),
+                grads_out,
+                eps=eps,
+                atol=atol,
+                rtol=rtol,
+                no_grads=ng,
+                dtype=numpy.float64,
+                detect_nondifferentiable=dodge_nondifferentiable,
+            )
             if double_backward:
-                ggs = tuple(dev.send(rng.uniform(-1, 1, x.shape).astype(x.dtype))
-                            for x, n in zip(xs, ng) if not n)
+                ggs = tuple(
+                    dev.send(rng.uniform(-1, 1, x.shape).astype(x.dtype))
+                    for x, n in zip(xs, ng)
+                    if not n
+                )
                 atol, rtol = tol["double_backward"]
                 gradient_check.check_double_backward(
-                    op, tuple(xs), grads_out, ggs, eps=eps, atol=atol, rtol=rtol,
-                    no_grads=ng, dtype=numpy.float64,
-                    detect_nondifferentiable=dodge_nondifferentiable)
+                    op,
+                    tuple(xs),
+                    grads_out,
+                    ggs,
+                    eps=eps,
+                    atol=atol,
+                    rtol=rtol,
+                    no_grads=ng,
+                    dtype=numpy.float64,
+                    detect_nondifferentiable=dodge_nondifferentiable,
+                )
         except gradient_check.NondifferentiableError:
             if attempt + 1 == max_tries:
                 raise
@@ -149,23 +203,33 @@ def check_op(op: Callable[..., Any], reference: Callable[..., Any] | None,
         return
 
 
-def _compare_outputs(op: Any, outs: tuple[Any, ...], expected: tuple[Any, ...],
-                     dtype: Any, tol: tuple[float, float], check_dtype: bool,
-                     note: str = "") -> None:
+def _compare_outputs(
+    op: Any,
+    outs: tuple[Any, ...],
+    expected: tuple[Any, ...],
+    dtype: Any,
+    tol: tuple[float, float],
+    check_dtype: bool,
+    note: str = "",
+) -> None:
     name = getattr(op, "__name__", repr(op))
     if len(outs) != len(expected):
         raise AssertionError(
-            f"{name}{note}: {len(outs)} outputs, reference gives {len(expected)}")
+            f"{name}{note}: {len(outs)} outputs, reference gives {len(expected)}"
+        )
     for i, (o, e) in enumerate(zip(outs, expected)):
         e = numpy.asarray(e)
         if o.shape != e.shape:
             raise AssertionError(
-                f"{name}{note}: output {i} has shape {o.shape}, reference {e.shape}")
+                f"{name}{note}: output {i} has shape {o.shape}, reference {e.shape}"
+            )
         if check_dtype and e.dtype.kind == "f" and o.dtype != dtype:
             raise AssertionError(
-                f"{name}{note}: output {i} has dtype {o.dtype}, expected {dtype}")
+                f"{name}{note}: output {i} has dtype {o.dtype}, expected {dtype}"
+            )
         try:
             assert_allclose(o.array, e, atol=tol[0], rtol=tol[1], verbose=False)
         except AssertionError as err:
-            raise AssertionError(f"{name}{note}: output {i} differs from the "
-                                 f"reference\n{err}") from None
+            raise AssertionError(
+                f"{name}{note}: output {i} differs from the reference\n{err}"
+            ) from None

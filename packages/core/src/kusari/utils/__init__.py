@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy
 
-from kusari.utils import type_check  # NOQA
-from kusari.utils.atomic import atomic_path, atomic_write  # NOQA
+from kusari.utils import type_check
+from kusari.utils.atomic import atomic_path, atomic_write
+from kusari.utils.sparse import CooMatrix, to_coo
 
 
 def force_array(x: Any, dtype: Any = None) -> Any:
@@ -73,8 +74,9 @@ def sum_to(x: Any, shape: tuple[int, ...]) -> Any:
     return y
 
 
-def get_conv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False,
-                     d: int = 1) -> int:
+def get_conv_outsize(
+    size: int, k: int, s: int, p: int, cover_all: bool = False, d: int = 1
+) -> int:
     """Output length of a convolution along one axis.
 
     Args:
@@ -88,8 +90,9 @@ def get_conv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False,
     return (size + p * 2 - dk) // s + 1
 
 
-def get_deconv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False,
-                       d: int = 1) -> int:
+def get_deconv_outsize(
+    size: int, k: int, s: int, p: int, cover_all: bool = False, d: int = 1
+) -> int:
     """Output length of a deconvolution (transposed convolution) along one axis."""
     dk = (k - 1) * d + 1
     if cover_all:

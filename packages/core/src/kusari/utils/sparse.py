@@ -82,7 +82,12 @@ class CooMatrix:
             x = xp.zeros((data.shape[0],) + self.shape, dtype=data.dtype)
             b = xp.broadcast_to(xp.arange(data.shape[0])[:, None], data.shape)
             idx = (b[valid], self.row[valid], self.col[valid])
-        xp.add.at(x, idx, data[valid])
+        if xp is numpy:
+            numpy.add.at(x, idx, data[valid])
+        else:  # pragma: no cover - needs CuPy
+            import cupyx
+
+            cupyx.scatter_add(x, idx, data[valid])
         return x
 
 

@@ -74,7 +74,9 @@ class LightTypeInfoTuple(tuple):
         return len(self)
 
 
-def get_types(data: Any, name: str, accept_none: bool, shapes: Any = None) -> TypeInfoTuple:
+def get_types(
+    data: Any, name: str, accept_none: bool, shapes: Any = None
+) -> TypeInfoTuple:
     """Build the symbolic types of ``data`` for a full-mode check."""
     info = TypeInfoTuple(
         _make_variable(x, f"{name}[{i}]", accept_none) for i, x in enumerate(data)
@@ -177,7 +179,11 @@ class GetAttr(Atom):
         self.attr_name = name
 
     def __str__(self) -> str:
-        name = self.attr_name.value if isinstance(self.attr_name, Constant) else self.attr_name
+        name = (
+            self.attr_name.value
+            if isinstance(self.attr_name, Constant)
+            else self.attr_name
+        )
         return f"{_paren(self.obj, 0)}.{name}"
 
     def eval(self) -> Any:
@@ -250,8 +256,15 @@ class UnaryOperator(Expr):
 
 
 class BinaryOperator(Expr):
-    def __init__(self, priority: int, lhs: Any, rhs: Any, exp: str, func: Any,
-                 right_associative: bool = False) -> None:
+    def __init__(
+        self,
+        priority: int,
+        lhs: Any,
+        rhs: Any,
+        exp: str,
+        func: Any,
+        right_associative: bool = False,
+    ) -> None:
         super().__init__(priority)
         self.lhs = lhs
         self.rhs = rhs
@@ -288,7 +301,8 @@ class BoolBinaryOperator(BinaryOperator, Testable):
         right = _eval(self.rhs)
         if not self.func(left, right):
             raise InvalidType(
-                str(self), f"{_repr_actual(left)} {_INVERSE[self.exp]} {_repr_actual(right)}"
+                str(self),
+                f"{_repr_actual(left)} {_INVERSE[self.exp]} {_repr_actual(right)}",
             )
 
 
@@ -302,7 +316,7 @@ def _eval(x: Any) -> Any:
     return x.eval() if isinstance(x, Expr) else x
 
 
-def eval(exp: Any) -> Any:  # noqa: A001 - Chainer's name
+def eval(exp: Any) -> Any:
     """Evaluate an expression (a plain value is returned unchanged)."""
     return _eval(exp)
 
@@ -325,22 +339,31 @@ def _compare(exp: str, func: Any) -> Any:
 
 
 for _name, _exp, _func, _prio in [
-    ("add", "+", operator.add, 4), ("sub", "-", operator.sub, 4),
-    ("mul", "*", operator.mul, 3), ("truediv", "/", operator.truediv, 3),
-    ("floordiv", "//", operator.floordiv, 3), ("mod", "%", operator.mod, 3),
-    ("lshift", "<<", operator.lshift, 5), ("rshift", ">>", operator.rshift, 5),
-    ("and", "&", operator.and_, 6), ("xor", "^", operator.xor, 7),
+    ("add", "+", operator.add, 4),
+    ("sub", "-", operator.sub, 4),
+    ("mul", "*", operator.mul, 3),
+    ("truediv", "/", operator.truediv, 3),
+    ("floordiv", "//", operator.floordiv, 3),
+    ("mod", "%", operator.mod, 3),
+    ("lshift", "<<", operator.lshift, 5),
+    ("rshift", ">>", operator.rshift, 5),
+    ("and", "&", operator.and_, 6),
+    ("xor", "^", operator.xor, 7),
     ("or", "|", operator.or_, 8),
 ]:
     _m, _r = _binary(_exp, _func, _prio)
     setattr(Expr, f"__{_name}__", _m)
     setattr(Expr, f"__r{_name}__", _r)
 _m, _r = _binary("**", operator.pow, 1, right_assoc=True)
-Expr.__pow__ = _m  # type: ignore[attr-defined]
-Expr.__rpow__ = _r  # type: ignore[attr-defined]
+setattr(Expr, "__pow__", _m)  # noqa: B010 - set like the operators above
+setattr(Expr, "__rpow__", _r)  # noqa: B010
 for _name, _exp, _func in [
-    ("eq", "==", operator.eq), ("ne", "!=", operator.ne), ("lt", "<", operator.lt),
-    ("le", "<=", operator.le), ("gt", ">", operator.gt), ("ge", ">=", operator.ge),
+    ("eq", "==", operator.eq),
+    ("ne", "!=", operator.ne),
+    ("lt", "<", operator.lt),
+    ("le", "<=", operator.le),
+    ("gt", ">", operator.gt),
+    ("ge", ">=", operator.ge),
 ]:
     setattr(Expr, f"__{_name}__", _compare(_exp, _func))
 Expr.__neg__ = lambda self: UnaryOperator(2, self, "-", operator.neg)  # type: ignore
@@ -398,7 +421,9 @@ def _argname(in_types: Any, names: tuple[str, ...]) -> None:
     """Name the inputs (for messages) and check their number."""
     if isinstance(in_types, LightTypeInfoTuple):
         if len(in_types) != len(names):
-            raise InvalidType(f"{len(names)} argument(s)", f"{len(in_types)} argument(s)")
+            raise InvalidType(
+                f"{len(names)} argument(s)", f"{len(in_types)} argument(s)"
+            )
         return
     if len(in_types) != len(names):
         raise InvalidType(
@@ -425,7 +450,8 @@ def expect_broadcast_shapes(*shape_types: Any, **kwargs: Any) -> None:
     except ValueError:
         names = ", ".join(str(s) for s in shape_types)
         raise InvalidType(
-            f"{names} can be broadcast", ", ".join(str(s) for s in shapes) + " cannot be broadcast"
+            f"{names} can be broadcast",
+            ", ".join(str(s) for s in shapes) + " cannot be broadcast",
         ) from None
 
 

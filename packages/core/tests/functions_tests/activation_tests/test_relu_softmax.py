@@ -10,8 +10,14 @@ from kusari.testing import check_op
 
 
 def test_relu(float_dtype, device):
-    check_op(F.relu, lambda x: np.maximum(x, 0), [(3, 4)], dtype=float_dtype,
-             device=device, dodge_nondifferentiable=True)
+    check_op(
+        F.relu,
+        lambda x: np.maximum(x, 0),
+        [(3, 4)],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def _softmax(x, axis):
@@ -21,14 +27,24 @@ def _softmax(x, axis):
 
 @pytest.mark.parametrize("axis", [1, 0, -1, 2])
 def test_softmax(axis, float_dtype, device):
-    check_op(lambda x: F.softmax(x, axis=axis), lambda x: _softmax(x, axis),
-             [(2, 3, 4)], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.softmax(x, axis=axis),
+        lambda x: _softmax(x, axis),
+        [(2, 3, 4)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 @pytest.mark.parametrize("axis", [1, 0, -1])
 def test_log_softmax(axis, float_dtype, device):
-    check_op(lambda x: F.log_softmax(x, axis=axis), lambda x: np.log(_softmax(x, axis)),
-             [(2, 3, 4)], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.log_softmax(x, axis=axis),
+        lambda x: np.log(_softmax(x, axis)),
+        [(2, 3, 4)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_log_softmax_is_stable():

@@ -11,11 +11,17 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,new", [((2, 3), (3, 2)), ((2, 3), (-1,)), ((6,), (2, -1)),
-                                       ((1,), ())])
+@pytest.mark.parametrize(
+    "shape,new", [((2, 3), (3, 2)), ((2, 3), (-1,)), ((6,), (2, -1)), ((1,), ())]
+)
 def test_reshape(shape, new, float_dtype, device):
-    check_op(lambda x: F.reshape(x, new), lambda x: x.reshape(new), [shape],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.reshape(x, new),
+        lambda x: x.reshape(new),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_reshape_errors_and_view():
@@ -27,8 +33,13 @@ def test_reshape_errors_and_view():
 
 @pytest.mark.parametrize("axes", [None, (1, 0, 2), (2, 0, 1), (-1, 0, 1)])
 def test_transpose(axes, float_dtype, device):
-    check_op(lambda x: F.transpose(x, axes), lambda x: x.transpose(axes), [(2, 3, 4)],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.transpose(x, axes),
+        lambda x: x.transpose(axes),
+        [(2, 3, 4)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_transpose_bad_axes():
@@ -36,29 +47,55 @@ def test_transpose_bad_axes():
         F.transpose(np.ones((2, 3), np.float32), (0, 0))
 
 
-@pytest.mark.parametrize("shape,target", [((3,), (2, 3)), ((2, 1), (2, 4)), ((), (2, 2)),
-                                          ((1, 3), (4, 2, 3))])
+@pytest.mark.parametrize(
+    "shape,target",
+    [((3,), (2, 3)), ((2, 1), (2, 4)), ((), (2, 2)), ((1, 3), (4, 2, 3))],
+)
 def test_broadcast_to(shape, target, float_dtype, device):
-    check_op(lambda x: F.broadcast_to(x, target), lambda x: np.broadcast_to(x, target),
-             [shape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.broadcast_to(x, target),
+        lambda x: np.broadcast_to(x, target),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_broadcast_many(float_dtype):
-    check_op(lambda a, b: F.broadcast(a, b), lambda a, b: np.broadcast_arrays(a, b),
-             [(3, 1), (4,)], dtype=float_dtype)
+    check_op(
+        lambda a, b: F.broadcast(a, b),
+        lambda a, b: np.broadcast_arrays(a, b),
+        [(3, 1), (4,)],
+        dtype=float_dtype,
+    )
     with pytest.raises(type_check.InvalidType, match="broadcast"):
         F.broadcast(np.ones(2, np.float32), np.ones(3, np.float32))
     with pytest.raises(type_check.InvalidType, match=r"can be broadcast to \(3,\)"):
         F.broadcast_to(np.ones(2, np.float32), (3,))
 
 
-@pytest.mark.parametrize("index", [
-    1, (slice(None), 2), (Ellipsis, 1), (None, 0), slice(0, 2), (slice(None, None, -1),),
-    ([0, 0, 2],), (np.array([1, 0]), slice(1, 3)), (np.array([True, False, True]),),
-])
+@pytest.mark.parametrize(
+    "index",
+    [
+        1,
+        (slice(None), 2),
+        (Ellipsis, 1),
+        (None, 0),
+        slice(0, 2),
+        (slice(None, None, -1),),
+        ([0, 0, 2],),
+        (np.array([1, 0]), slice(1, 3)),
+        (np.array([True, False, True]),),
+    ],
+)
 def test_get_item(index, float_dtype, device):
-    check_op(lambda x: x[index], lambda x: np.asarray(x[index]), [(3, 4)],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: x[index],
+        lambda x: np.asarray(x[index]),
+        [(3, 4)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_get_item_out_of_range():

@@ -79,3 +79,11 @@ def test_classification_summary_bad_label_num():
     with pytest.raises(ValueError, match="label_num"):
         F.classification_summary(np.zeros((2, 3), np.float32), np.zeros(2, np.int32),
                                  label_num=0)
+
+
+def test_classification_summary_label_out_of_range():
+    y = np.zeros((3, 2), np.float32)
+    with pytest.raises(ValueError, match="labels must be in"):
+        F.classification_summary(y, np.array([0, 2, 1], np.int32), label_num=2)
+    with pytest.raises(ValueError, match="labels must be in"):
+        F.classification_summary(y, np.array([0, -2, 1], np.int32))

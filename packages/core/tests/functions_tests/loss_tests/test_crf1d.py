@@ -88,6 +88,7 @@ def test_argmax_crf1d(float_dtype, device):
     assert len(path) == len(xs)
     for t, p in enumerate(path):
         assert p.shape == (xs[t].shape[0],)
+        assert p.dtype == np.int32
         assert p.tolist() == [expected_paths[b][t] for b in range(xs[t].shape[0])]
     tol = 2e-2 if float_dtype == np.float16 else 1e-5
     np.testing.assert_allclose(score.array, expected_score, atol=tol, rtol=tol)

@@ -50,3 +50,14 @@ def test_sigmoid_cross_entropy_bad_types():
         F.sigmoid_cross_entropy(np.zeros((2, 2), np.float32), np.zeros(2, np.int32))
     with pytest.raises(type_check.InvalidType):
         F.sigmoid_cross_entropy(np.zeros(2, np.float32), np.zeros(2, np.float32))
+
+
+def test_sigmoid_cross_entropy_known_values():
+    x = np.array([[-2.0, 3.0, 0.5], [5.0, 2.0, -0.5]], np.float32)
+    t = np.array([[0, 1, 0], [1, 1, -1]], np.int32)
+    assert float(F.sigmoid_cross_entropy(x, t).array) == pytest.approx(0.25664714)
+    assert float(F.sigmoid_cross_entropy(x, t, normalize=False).array) == \
+        pytest.approx(0.64161783)
+    y = F.sigmoid_cross_entropy(x, t, reduce="no")
+    assert y.shape == (2, 3) and y.dtype == np.float32
+    assert y.array[1, 2] == 0

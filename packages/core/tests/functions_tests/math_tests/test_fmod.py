@@ -14,10 +14,8 @@ X = DIVISOR * (_rng.integers(-3, 4, (3, 2)) + _rng.uniform(0.2, 0.8, (3, 2)))
 
 def test_fmod(float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    # "* 1.0": the engine workaround explained in test_identity.py (the
-    # gradient of x is the incoming gradient itself).
     check_op(
-        lambda x, d: F.fmod(x, d) * 1.0,
+        F.fmod,
         np.fmod,
         [X, DIVISOR],
         dtype=float_dtype,

@@ -130,3 +130,30 @@ def test_fixed_batch_normalization_axis(device):
     check_op(lambda *a: F.fixed_batch_normalization(*a, eps=1e-3, axis=(0, 2)), ref,
              [(2, 3, 4), (3,), (3,), (3,), _positive((3,))], dtype=np.float64,
              device=device)
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_batch_normalization_float16_input_float32_parameters(fixed):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(6, 3)).astype(np.float16)
+    n_params = 4 if fixed else 2
+    params = [rng.uniform(0.5, 1.5, 3).astype(np.float32) for _ in range(n_params)]
+    fn = F.fixed_batch_normalization if fixed else F.batch_normalization
+
+    def grads(x, params, gy):
+        xv = kusari.Variable(x)
+        pv = [kusari.Variable(p) for p in params]
+        y = fn(xv, *pv)
+        return y, kusari.grad([y], [xv] + pv, grad_outputs=[gy],
+                              enable_double_backprop=True)
+
+    gy = rng.normal(size=(6, 3)).astype(np.float16)
+    y, gs = grads(x, params, gy)
+    assert y.dtype == np.float16
+    assert [g.dtype for g in gs] == [np.float16] + [np.float32] * len(params)
+    y64, gs64 = grads(x.astype(np.float64), [p.astype(np.float64) for p in params],
+                      gy.astype(np.float64))
+    np.testing.assert_allclose(y.array, y64.array, atol=5e-3)
+    for g, g64 in zip(gs, gs64, strict=True):
+        np.testing.assert_allclose(g.array, g64.array, atol=1e-2, rtol=1e-2)
+    F.sum(gs[1] * gs[1]).backward()  # double backprop runs across the dtypes

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import kusari
 import kusari.functions as F
 from kusari.testing import check_op
 from kusari.utils import type_check
@@ -72,7 +73,23 @@ def test_batch_renormalization_update_statistics(update):
 
 def test_batch_renormalization_shape_mismatch():
     with pytest.raises(type_check.InvalidType, match="gamma.shape"):
-        F.batch_renormalization(np.zeros((2, 3)), np.ones(2), np.zeros(2), 1.0, 0.0)
+        F.batch_renormalization(np.zeros((2, 3)), np.ones(2), np.zeros(2), 1.0, 0.0,
+                                running_mean=np.zeros(2), running_var=np.ones(2))
+
+
+def test_batch_renormalization_needs_running_statistics():
+    x, g = np.zeros((2, 3)), np.ones(3)
+    with pytest.raises(TypeError, match="running_mean"):
+        F.batch_renormalization(x, g, g, 1.0, 0.0, running_var=g)
+    with pytest.raises(TypeError, match="running_var"):
+        F.batch_renormalization(x, g, g, 1.0, 0.0, running_mean=g)
+
+
+def test_batch_renormalization_train_only():
+    x, g = np.zeros((2, 3)), np.ones(3)
+    with kusari.using_config("train", False):
+        with pytest.raises(RuntimeError, match="train"):
+            F.batch_renormalization(x, g, g, 1.0, 0.0, running_mean=g, running_var=g)
 
 
 def test_fixed_batch_renormalization_is_deprecated():

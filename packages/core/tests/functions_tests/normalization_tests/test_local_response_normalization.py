@@ -16,7 +16,8 @@ def _lrn_ref(x, n, k, alpha, beta):
     return x / (k + alpha * s) ** beta
 
 
-@pytest.mark.parametrize("shape,n", [((2, 7, 3), 5), ((2, 4), 3), ((1, 5, 2, 2), 4)])
+@pytest.mark.parametrize("shape,n", [((2, 7, 3), 5), ((2, 4), 3), ((1, 5, 2, 2), 4),
+                                     ((1, 12, 2), 19)])
 def test_local_response_normalization(shape, n, float_dtype, device):
     k, alpha, beta = 1.0, 0.5, 0.75
     check_op(lambda x: F.local_response_normalization(x, n, k, alpha, beta),

@@ -33,18 +33,18 @@ class LogSoftmax(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        x, = inputs
-        return x - _logsumexp(x, self.axis),
+        (x,) = inputs
+        return (x - _logsumexp(x, self.axis),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
         from kusari.functions.math.exponential import exp
         from kusari.functions.math.sum import sum as _sum
 
-        y, = self.get_retained_outputs()
-        gy, = grad_outputs
+        (y,) = self.get_retained_outputs()
+        (gy,) = grad_outputs
         s = broadcast_to(_sum(gy, axis=self.axis, keepdims=True), gy.shape)
-        return gy - exp(y) * s,
+        return (gy - exp(y) * s,)
 
 
 def log_softmax(x: Any, axis: int = 1) -> Variable:

@@ -19,9 +19,9 @@ class ReLU(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
-        return xp.maximum(x, x.dtype.type(0)),
+        return (xp.maximum(x, x.dtype.type(0)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         y = self.get_retained_outputs()[0].array
@@ -35,8 +35,8 @@ class ReLUGrad(FunctionNode):
         self.mask = mask
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
-        return gy * self.mask,
+        (gy,) = inputs
+        return (gy * self.mask,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return ReLUGrad(self.mask).apply(grad_outputs)

@@ -23,22 +23,22 @@ class Softmax(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         y = x - x.max(axis=self.axis, keepdims=True)
         xp.exp(y, out=y)
         y /= y.sum(axis=self.axis, keepdims=True)
-        return y,
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
         from kusari.functions.math.sum import sum as _sum
 
-        y, = self.get_retained_outputs()
-        gy, = grad_outputs
+        (y,) = self.get_retained_outputs()
+        (gy,) = grad_outputs
         gx = y * gy
         s = broadcast_to(_sum(gx, axis=self.axis, keepdims=True), gx.shape)
-        return gx - y * s,
+        return (gx - y * s,)
 
 
 def softmax(x: Any, axis: int = 1) -> Variable:

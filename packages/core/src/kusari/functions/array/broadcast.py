@@ -30,15 +30,15 @@ class BroadcastTo(FunctionNode):
             )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_shape = x.shape
         xp = backend.get_array_module(x)
-        return xp.broadcast_to(x, self._shape),
+        return (xp.broadcast_to(x, self._shape),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.sum import sum_to
 
-        return sum_to(grad_outputs[0], self._in_shape),
+        return (sum_to(grad_outputs[0], self._in_shape),)
 
 
 def broadcast_to(x: Any, shape: tuple[int, ...]) -> Variable:
@@ -69,10 +69,15 @@ def broadcast(*args: Any) -> Any:
         shape = backend.get_array_module(*args).broadcast_shapes(*shapes)
     except ValueError:
         raise type_check.InvalidType(
-            "the input shapes can be broadcast together", ", ".join(map(str, shapes)),
+            "the input shapes can be broadcast together",
+            ", ".join(map(str, shapes)),
             msg="\nInvalid operation is performed in: Broadcast (Forward)\n\n"
-                f"Expect: shapes can be broadcast\nActual: {shapes}",
+            f"Expect: shapes can be broadcast\nActual: {shapes}",
         ) from None
-    outs = tuple(broadcast_to(a, shape) if isinstance(a, Variable)
-                 else BroadcastTo(shape).apply((a,))[0] for a in args)
+    outs = tuple(
+        broadcast_to(a, shape)
+        if isinstance(a, Variable)
+        else BroadcastTo(shape).apply((a,))[0]
+        for a in args
+    )
     return outs[0] if len(outs) == 1 else outs

@@ -22,7 +22,9 @@ def _normalize(slices: Any) -> tuple[Any, ...]:
         if isinstance(s, list):
             s = numpy.asarray(s)
             if s.dtype.kind not in "bi" and s.size:
-                raise TypeError(f"get_item: list indices must be ints or bools, got {s.dtype}")
+                raise TypeError(
+                    f"get_item: list indices must be ints or bools, got {s.dtype}"
+                )
             if s.size == 0:
                 s = s.astype(numpy.intp)
         out.append(s)
@@ -43,37 +45,40 @@ class GetItem(FunctionNode):
         type_check._argname(in_types, ("x",))
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_shape = x.shape
         self._in_dtype = x.dtype
         slices = self.slices
         xp = backend.get_array_module(x)
         if xp is not numpy:
-            slices = tuple(xp.asarray(s) if isinstance(s, numpy.ndarray) else s
-                           for s in slices)
+            slices = tuple(
+                xp.asarray(s) if isinstance(s, numpy.ndarray) else s for s in slices
+            )
             self.slices = slices
         try:
             y = x[slices]
         except IndexError as e:
             raise IndexError(f"get_item: {e} (input shape {x.shape})") from None
-        return xp.asarray(y),
+        return (xp.asarray(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return GetItemGrad(self.slices, self._in_shape, self._in_dtype).apply(
-            grad_outputs)
+            grad_outputs
+        )
 
 
 class GetItemGrad(FunctionNode):
     """Scatter-add gradients back to the indexed positions."""
 
-    def __init__(self, slices: tuple[Any, ...], in_shape: tuple[int, ...],
-                 in_dtype: Any) -> None:
+    def __init__(
+        self, slices: tuple[Any, ...], in_shape: tuple[int, ...], in_dtype: Any
+    ) -> None:
         self.slices = slices
         self._in_shape = in_shape
         self._in_dtype = in_dtype
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
+        (gy,) = inputs
         xp = backend.get_array_module(gy)
         gx = xp.zeros(self._in_shape, dtype=self._in_dtype)
         if _is_basic(self.slices):
@@ -82,10 +87,10 @@ class GetItemGrad(FunctionNode):
             numpy.add.at(gx, self.slices, gy)
         else:  # pragma: no cover - needs CuPy
             xp.add.at(gx, self.slices, gy)
-        return gx,
+        return (gx,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return get_item(grad_outputs[0], self.slices),
+        return (get_item(grad_outputs[0], self.slices),)
 
 
 def get_item(x: Any, slices: Any) -> Variable:
@@ -99,7 +104,8 @@ def get_item(x: Any, slices: Any) -> Variable:
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> F.get_item(np.arange(6, dtype=np.float32).reshape(2, 3), (1, slice(0, 2))).array
+        >>> x = np.arange(6, dtype=np.float32).reshape(2, 3)
+        >>> F.get_item(x, (1, slice(0, 2))).array
         array([3., 4.], dtype=float32)
     """
     return GetItem(slices).apply((x,))[0]

@@ -42,12 +42,12 @@ class Reshape(FunctionNode):
             )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_shape = x.shape
-        return x.reshape(self.shape),
+        return (x.reshape(self.shape),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return reshape(grad_outputs[0], self._in_shape),
+        return (reshape(grad_outputs[0], self._in_shape),)
 
 
 def reshape(x: Any, shape: Any) -> Variable:

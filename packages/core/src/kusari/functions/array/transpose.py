@@ -25,7 +25,9 @@ class Transpose(FunctionNode):
         type_check._argname(in_types, ("x",))
         if self.axes is not None:
             ndim = type_check.eval(in_types[0].ndim)
-            perm = sorted(a % ndim if -ndim <= a < ndim else a + 10**9 for a in self.axes)
+            perm = sorted(
+                a % ndim if -ndim <= a < ndim else a + 10**9 for a in self.axes
+            )
             if len(self.axes) != ndim or perm != list(range(ndim)):
                 raise type_check.InvalidType(
                     f"axes {self.axes} is a permutation of range(in_types[0].ndim)",
@@ -33,15 +35,15 @@ class Transpose(FunctionNode):
                 )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
-        return x.transpose(self.axes),
+        (x,) = inputs
+        return (x.transpose(self.axes),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
         if self.axes is None:
-            return transpose(gy),
+            return (transpose(gy),)
         inv = tuple(numpy.argsort([a % gy.ndim for a in self.axes]))
-        return transpose(gy, inv),
+        return (transpose(gy, inv),)
 
 
 def transpose(x: Any, axes: Any = None) -> Variable:

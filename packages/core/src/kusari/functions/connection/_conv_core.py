@@ -101,19 +101,34 @@ def _col_source(x: Any, k: tuple[int, ...], s: tuple[int, ...], p: tuple[int, ..
     """Return (view (N, C, *k, *out), is_pointwise)."""
     if all(v == 1 for v in k) and all(v == 1 for v in s) and not any(p) \
             and tuple(x.shape[2:]) == out:
-        return x, True
+        return x.reshape(x.shape[:2] + k + out), True
     hi = high_pad(x.shape[2:], k, s, p, d, out)
     xpad = pad_input(x, p, hi)
     return window_view(xpad, k, s, d, out), False
 
 
+def _fill_cols(buf: Any, src: Any, i: int, m: int, nd: int) -> Any:
+    """Copy samples ``i:i+m`` of ``src`` (N, C, *k, *out) into ``buf`` laid out
+    ``(C, *k, m, *out)``; returns the filled part of ``buf``."""
+    perm = (1,) + tuple(range(2, 2 + nd)) + (0,) + tuple(range(2 + nd, 2 + 2 * nd))
+    view = buf.reshape(-1)[: src[0:1].size * m].reshape(
+        src.shape[1:2 + nd] + (m,) + src.shape[2 + nd:])
+    view[...] = src[i:i + m].transpose(perm)
+    return view
+
+
 def conv_forward(x: Any, W: Any, b: Any, s: tuple[int, ...], p: tuple[int, ...],
                  d: tuple[int, ...], groups: int, out: tuple[int, ...]) -> Any:
-    """``y[n, o] = sum_{c, k} W[o, c, k] x_pad[n, c, s*out + d*k] (+ b)``."""
+    """``y[n, o] = sum_{c, k} W[o, c, k] x_pad[n, c, s*out + d*k] (+ b)``.
+
+    Per chunk of ``m`` samples the columns are laid out ``(C*k, m*L)`` so that
+    each group is one GEMM ``(Og, K) @ (K, m*L)`` with a long inner extent.
+    """
     xp = _xp(x)
     N, C = x.shape[:2]
     O = W.shape[0]
     k = tuple(W.shape[2:])
+    nd = len(k)
     cdt = compute_dtype(x.dtype, xp)
     Cg, Og = C // groups, O // groups
     K = Cg
@@ -123,21 +138,18 @@ def conv_forward(x: Any, W: Any, b: Any, s: tuple[int, ...], p: tuple[int, ...],
     for v in out:
         L *= v
     W2 = xp.ascontiguousarray(W.reshape(groups, Og, K), dtype=cdt)
-    y = xp.empty((N, groups, Og, L), dtype=cdt)
     src, pointwise = _col_source(x, k, s, p, d, out)
-    if pointwise:
-        xr = src.reshape(N, groups, K, L)
-        if xr.dtype != cdt:
-            xr = xr.astype(cdt)
-        xp.matmul(W2, xr, out=y)
+    if pointwise and N == 1:
+        y = xp.matmul(W2, src.reshape(groups, K, L).astype(cdt, copy=False))
     else:
-        n = _chunk(C * K // Cg * L, numpy.dtype(cdt).itemsize, N)
-        buf = xp.empty((n,) + src.shape[1:], dtype=cdt)
+        y = xp.empty((N, groups, Og, L), dtype=cdt)
+        n = _chunk(groups * K * L, numpy.dtype(cdt).itemsize, N)
+        buf = xp.empty((groups * K * L * n,), dtype=cdt)
         for i in range(0, N, n):
             m = min(n, N - i)
-            bm = buf[:m]
-            bm[...] = src[i:i + m]
-            xp.matmul(W2, bm.reshape(m, groups, K, L), out=y[i:i + m])
+            cols = _fill_cols(buf, src, i, m, nd)
+            r = xp.matmul(W2, cols.reshape(groups, K, m * L))
+            y[i:i + m] = r.reshape(groups, Og, m, L).transpose(2, 0, 1, 3)
     y = y.reshape((N, O) + out)
     if b is not None:
         y += b.reshape((1, O) + (1,) * len(out)).astype(cdt, copy=False)
@@ -153,6 +165,7 @@ def conv_grad_weight(x: Any, gy: Any, w_shape: tuple[int, ...], s: tuple[int, ..
     N, C = x.shape[:2]
     O = gy.shape[1]
     k = tuple(w_shape[2:])
+    nd = len(k)
     out = tuple(gy.shape[2:])
     cdt = compute_dtype(x.dtype, xp)
     Cg, Og = C // groups, O // groups
@@ -163,31 +176,22 @@ def conv_grad_weight(x: Any, gy: Any, w_shape: tuple[int, ...], s: tuple[int, ..
     for v in out:
         L *= v
     gy4 = gy.reshape(N, groups, Og, L)
-    if gy4.dtype != cdt:
-        gy4 = gy4.astype(cdt)
-    src, pointwise = _col_source(x, k, s, p, d, out)
-    if pointwise:
-        xr = src.reshape(N, groups, K, L)
-        if xr.dtype != cdt:
-            xr = xr.astype(cdt)
-        if groups == 1 and N > 1:
-            gW = xp.tensordot(gy4[:, 0], xr[:, 0], axes=([0, 2], [0, 2]))[None]
+    src, _ = _col_source(x, k, s, p, d, out)
+    n = _chunk(groups * K * L, numpy.dtype(cdt).itemsize, N)
+    buf = xp.empty((groups * K * L * n,), dtype=cdt)
+    gbuf = xp.empty((groups * Og * L * n,), dtype=cdt)
+    gW = None
+    for i in range(0, N, n):
+        m = min(n, N - i)
+        cols = _fill_cols(buf, src, i, m, nd).reshape(groups, K, m * L)
+        g = gbuf[:groups * Og * m * L].reshape(groups, Og, m, L)
+        g[...] = gy4[i:i + m].transpose(1, 2, 0, 3)
+        part = xp.matmul(g.reshape(groups, Og, m * L), cols.swapaxes(-1, -2))
+        if gW is None:
+            gW = part
         else:
-            gW = xp.matmul(gy4, xr.swapaxes(-1, -2)).sum(axis=0)
-    else:
-        n = _chunk(C * K // Cg * L, numpy.dtype(cdt).itemsize, N)
-        buf = xp.empty((n,) + src.shape[1:], dtype=cdt)
-        gW = None
-        for i in range(0, N, n):
-            m = min(n, N - i)
-            bm = buf[:m]
-            bm[...] = src[i:i + m]
-            part = xp.matmul(gy4[i:i + m], bm.reshape(m, groups, K, L).swapaxes(-1, -2))
-            part = part.sum(axis=0) if m > 1 else part[0]
-            if gW is None:
-                gW = part
-            else:
-                gW += part
+            gW += part
+    assert gW is not None
     return gW.reshape(w_shape).astype(x.dtype, copy=False)
 
 
@@ -204,11 +208,13 @@ def col2im_add(col: Any, ypad: Any, k: tuple[int, ...], s: tuple[int, ...],
 
 def deconv_forward(x: Any, W: Any, b: Any, s: tuple[int, ...], p: tuple[int, ...],
                    d: tuple[int, ...], groups: int, out: tuple[int, ...]) -> Any:
-    """Transposed convolution: ``col = W^T x`` then ``col2im`` into ``out``."""
+    """Transposed convolution: ``col = W^T x`` (one GEMM per group and chunk,
+    inner extent ``m * L_in``) then ``col2im`` into ``out``."""
     xp = _xp(x)
     N, Cin = x.shape[:2]
     insz = tuple(x.shape[2:])
     k = tuple(W.shape[2:])
+    nd = len(k)
     Coutg = W.shape[1]
     Cout = Coutg * groups
     Cing = Cin // groups
@@ -224,26 +230,32 @@ def deconv_forward(x: Any, W: Any, b: Any, s: tuple[int, ...], p: tuple[int, ...
     x4 = x.reshape(N, groups, Cing, Lin)
     pointwise = all(v == 1 for v in k) and all(v == 1 for v in s) and not any(p) \
         and insz == out
-    if pointwise:
-        if x4.dtype != cdt:
-            x4 = x4.astype(cdt)
-        y = xp.matmul(W2, x4).reshape((N, Cout) + out)
-    else:
+    n = _chunk(Cout * Kk * Lin, numpy.dtype(cdt).itemsize, N)
+    xbuf = xp.empty((groups * Cing * Lin * n,), dtype=cdt)
+    y = xp.empty((N, Cout) + out, dtype=cdt)
+    if not pointwise:
         # Padded output region that every window write lands in.
-        P = tuple(max(o + 2 * pp, (n - 1) * st + (kk - 1) * dd + 1)
-                  for o, pp, n, st, kk, dd in zip(out, p, insz, s, k, d))
-        y = xp.empty((N, Cout) + out, dtype=cdt)
-        n = _chunk(Cout * Kk * Lin, numpy.dtype(cdt).itemsize, N)
+        P = tuple(max(o + 2 * pp, (nn - 1) * st + (kk - 1) * dd + 1)
+                  for o, pp, nn, st, kk, dd in zip(out, p, insz, s, k, d))
         ypad = xp.empty((n, Cout) + P, dtype=cdt)
-        crop = tuple(slice(pp, pp + o) for pp, o in zip(p, out))
-        for i in range(0, N, n):
-            m = min(n, N - i)
-            col = xp.matmul(W2, x4[i:i + m].astype(cdt, copy=False))
-            col = col.reshape((m, Cout) + k + insz)
-            yp = ypad[:m]
-            yp.fill(0)
-            col2im_add(col, yp, k, s, d, insz)
-            y[i:i + m] = yp[(slice(None), slice(None)) + crop]
+        crop = (slice(None), slice(None)) + tuple(slice(pp, pp + o)
+                                                  for pp, o in zip(p, out))
+    for i in range(0, N, n):
+        m = min(n, N - i)
+        xt = xbuf[:groups * Cing * m * Lin].reshape(groups, Cing, m, Lin)
+        xt[...] = x4[i:i + m].transpose(1, 2, 0, 3)
+        col = xp.matmul(W2, xt.reshape(groups, Cing, m * Lin))
+        # (Cout, *k, m, *in) -> view as (m, Cout, *k, *in)
+        col = col.reshape((Cout,) + k + (m,) + insz)
+        col = col.transpose((nd + 1, 0) + tuple(range(1, nd + 1))
+                            + tuple(range(nd + 2, 2 * nd + 2)))
+        if pointwise:
+            y[i:i + m] = col.reshape((m, Cout) + out)
+            continue
+        yp = ypad[:m]
+        yp.fill(0)
+        col2im_add(col, yp, k, s, d, insz)
+        y[i:i + m] = yp[crop]
     if b is not None:
         y += b.reshape((1, Cout) + (1,) * len(out)).astype(cdt, copy=False)
     if y.dtype != x.dtype:

@@ -27,7 +27,7 @@ class LinearFunction(FunctionNode):
         )
         x_shape = type_check.eval(x.shape)
         in_size = 1
-        for s in x_shape[self.n_batch_axes:]:
+        for s in x_shape[self.n_batch_axes :]:
             in_size *= s
         w_in = type_check.eval(w.shape)[1]
         if in_size != w_in:
@@ -51,7 +51,7 @@ class LinearFunction(FunctionNode):
             y += inputs[2]
         if len(batch) != 1:
             y = y.reshape(batch + (W.shape[0],))
-        return y,
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.reshape import reshape
@@ -59,14 +59,16 @@ class LinearFunction(FunctionNode):
         from kusari.functions.math.sum import sum as _sum
 
         x, W = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         if gy.ndim != 2:
             gy = reshape(gy, (-1, W.shape[0]))
         ret = []
         for i in indexes:
             if i == 0:
                 gx = matmul(gy, W)
-                ret.append(reshape(gx, self._x_shape) if gx.shape != self._x_shape else gx)
+                ret.append(
+                    reshape(gx, self._x_shape) if gx.shape != self._x_shape else gx
+                )
             elif i == 1:
                 x2 = reshape(x, (-1, W.shape[1])) if x.ndim != 2 else x
                 ret.append(matmul(gy, x2, transa=True))

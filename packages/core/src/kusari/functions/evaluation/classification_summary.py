@@ -40,10 +40,14 @@ class ClassificationSummary(FunctionNode):
         t = t.ravel()
         ignored = t == self.ignore_label
         if self.label_num is None:
-            kept = t[~ignored]
-            n = int(kept.max()) + 1 if kept.size else 0
+            n = max(int(t.max()) + 1, 0) if t.size else 0
         else:
             n = int(self.label_num)
+        bad = ~ignored & ((t < 0) | (t >= n))
+        if bool(bad.any()):
+            raise ValueError(
+                f"classification_summary: labels must be in [0, {n}) or equal "
+                f"ignore_label ({self.ignore_label}); got {int(t[bad][0])}")
         # Ignored samples go to an extra bin ``n`` that is cut off below.
         pred = xp.where(ignored, n, y.argmax(axis=1).ravel())
         true = xp.where(ignored, n, t)
@@ -68,7 +72,8 @@ def classification_summary(y: Any, t: Any, label_num: int | None = None,
         y: Scores of shape ``(N, C, d1, ...)``; the prediction is the arg-max
             along axis 1.
         t: ``int32`` labels of shape ``(N, d1, ...)``.
-        label_num: Number of classes; ``None`` uses ``max(t) + 1``.
+        label_num: Number of classes; ``None`` uses ``max(t) + 1``. Every
+            label must be in ``[0, label_num)`` or equal ``ignore_label``.
         beta: Weight of recall in the F-beta score.
         ignore_label: Samples with this label are left out.
 

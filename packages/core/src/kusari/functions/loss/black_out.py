@@ -7,12 +7,8 @@ from typing import Any
 import numpy
 
 from kusari import backend
-from kusari.functions.loss._helpers import (
-    as_array,
-    check_reduce,
-    expect_types,
-    logsumexp,
-)
+from kusari.functions.loss._helpers import as_array, check_reduce, expect_types
+from kusari.functions.math.logsumexp import logsumexp
 from kusari.utils import type_check
 from kusari.variable import Variable
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from kusari import backend
 from kusari.function_node import FunctionNode
 from kusari.functions.loss._helpers import check_reduce, sqrt
@@ -64,8 +66,7 @@ class Contrastive(FunctionNode):
         dtype = x0.dtype
         diff = x0 - x1
         dist_sq = _sum(diff * diff, axis=1)
-        floor_sq = max(_DIST_FLOOR ** 2, float(backend.get_array_module(
-            x0.array).finfo(dtype).tiny))
+        floor_sq = max(_DIST_FLOOR ** 2, float(numpy.finfo(dtype).tiny))
         small = (dist_sq.array < floor_sq).astype(dtype)
         dist = sqrt(dist_sq * (1 - small) + small * floor_sq)
         yf = y.array.astype(dtype)

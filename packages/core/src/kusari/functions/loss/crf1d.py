@@ -13,7 +13,9 @@ from typing import Any
 import numpy
 
 from kusari import backend
-from kusari.functions.loss._helpers import as_array, check_reduce, concat0, logsumexp
+from kusari.functions.array.concat import concat
+from kusari.functions.loss._helpers import as_array, check_reduce
+from kusari.functions.math.logsumexp import logsumexp
 from kusari.variable import Variable
 
 
@@ -56,7 +58,7 @@ def _path_score(cost: Any, xs: Sequence[Any], ys: Sequence[Any]) -> Variable:
         score = score + get_item(x, (xp.arange(batch), y)) + get_item(cost, (y_prev, y))
     if finished:
         finished.append(score)
-        score = concat0(finished[::-1])
+        score = concat(finished[::-1], axis=0)
     return score
 
 
@@ -111,7 +113,7 @@ def crf1d(cost: Any, xs: Sequence[Any], ys: Sequence[Any],
         alpha = logsumexp(reshape(alpha, (batch, n_label, 1)) + cost_b, axis=1) + x
     if finished:
         finished.append(alpha)
-        alpha = concat0(finished[::-1])
+        alpha = concat(finished[::-1], axis=0)
     logz = logsumexp(alpha, axis=1)
     loss = logz - _path_score(cost, xs, ys)
     if reduce == "mean":
@@ -156,7 +158,7 @@ def argmax_crf1d(cost: Any, xs: Sequence[Any]) -> tuple[Variable, list[Any]]:
         else:
             rests.append(None)
         scores = alpha[:, :, None] + c[None]
-        back.append(scores.argmax(axis=1))
+        back.append(scores.argmax(axis=1).astype(numpy.int32))
         alpha = scores.max(axis=1) + x
     inds = alpha.argmax(axis=1).astype(numpy.int32)
     path = [inds]

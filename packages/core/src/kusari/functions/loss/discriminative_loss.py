@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from kusari import backend
 from kusari.functions.loss._helpers import as_array, sqrt
 from kusari.variable import Variable
@@ -74,7 +76,7 @@ class DiscriminativeMarginBasedClusteringLoss:
         pixels = xp.maximum(ms.sum(axis=(1, 2, 3, 4)), 1).astype(dtype)  # (C,)
         l_var = _sum(_sum(l_var, axis=(1, 2, 3)) / pixels) * (1.0 / n_cluster)
 
-        ia, ib = xp.triu_indices(n_cluster, k=1)
+        ia, ib = numpy.triu_indices(n_cluster, k=1)  # get_item moves them
         n_pair = len(ia)
         if n_pair:
             gap = get_item(means, ia) - get_item(means, ib)  # (P, B, D)

@@ -24,13 +24,13 @@ class MeanSquaredError(FunctionNode):
         self.retain_inputs((0, 1))
         x0, x1 = inputs
         diff = (x0 - x1).ravel()
-        return _as0d(diff.dot(diff) / max(diff.size, 1), x0),
+        return (_as0d(diff.dot(diff) / max(diff.size, 1), x0),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
 
         x0, x1 = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         coeff = broadcast_to(gy * (2.0 / max(x0.size, 1)), x0.shape)
         gx0 = coeff * (x0 - x1)
         return tuple([gx0 if i == 0 else -gx0 for i in indexes])

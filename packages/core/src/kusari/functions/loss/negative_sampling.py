@@ -8,12 +8,8 @@ from typing import Any
 import numpy
 
 from kusari import backend
-from kusari.functions.loss._helpers import (
-    as_array,
-    check_reduce,
-    expect_types,
-    softplus,
-)
+from kusari.functions.activation.softplus import softplus
+from kusari.functions.loss._helpers import as_array, check_reduce, expect_types
 from kusari.utils import type_check
 
 _IGNORE_LABEL = -1

@@ -23,17 +23,24 @@ def _to_2d(a: Any) -> Any:
     """(N, C, d1, ...) -> (N * d1 * ..., C) with the class axis last."""
     if a.ndim == 2:
         return a
-    return numpy.moveaxis(a, 1, -1).reshape(-1, a.shape[1]) if isinstance(
-        a, numpy.ndarray) else backend.get_array_module(a).moveaxis(a, 1, -1).reshape(
-        -1, a.shape[1])
+    return (
+        numpy.moveaxis(a, 1, -1).reshape(-1, a.shape[1])
+        if isinstance(a, numpy.ndarray)
+        else backend.get_array_module(a).moveaxis(a, 1, -1).reshape(-1, a.shape[1])
+    )
 
 
 class SoftmaxCrossEntropy(FunctionNode):
     """Fused softmax + negative log-likelihood for integer labels."""
 
-    def __init__(self, normalize: bool = True, cache_score: bool = True,
-                 class_weight: Any = None, ignore_label: int = -1,
-                 reduce: str = "mean") -> None:
+    def __init__(
+        self,
+        normalize: bool = True,
+        cache_score: bool = True,
+        class_weight: Any = None,
+        ignore_label: int = -1,
+        reduce: str = "mean",
+    ) -> None:
         self.normalize = normalize
         self.cache_score = cache_score
         self.class_weight = class_weight
@@ -85,8 +92,8 @@ class SoftmaxCrossEntropy(FunctionNode):
             else:
                 count = x.shape[0]
             self._coeff = 1.0 / max(count, 1)
-            return xp.asarray(losses.sum() * self._coeff, dtype=x.dtype),
-        return losses.reshape(t.shape).astype(x.dtype, copy=False),
+            return (xp.asarray(losses.sum() * self._coeff, dtype=x.dtype),)
+        return (losses.reshape(t.shape).astype(x.dtype, copy=False),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, t = self.get_retained_inputs()
@@ -108,8 +115,9 @@ class SoftmaxCrossEntropy(FunctionNode):
             shape = (x_arr.shape[0],) + x_arr.shape[2:] + (x_arr.shape[1],)
             g2 = xp.moveaxis(g2.reshape(shape), -1, 1)
         gx = xp.ascontiguousarray(g2, dtype=x_arr.dtype)
-        return _SoftmaxCrossEntropyGradNoDoubleBackprop(gx).apply(
-            (x, grad_outputs[0]))[0], None
+        return _SoftmaxCrossEntropyGradNoDoubleBackprop(gx).apply((x, grad_outputs[0]))[
+            0
+        ], None
 
 
 class _SoftmaxCrossEntropyGradNoDoubleBackprop(FunctionNode):
@@ -121,17 +129,19 @@ class _SoftmaxCrossEntropyGradNoDoubleBackprop(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gx = self._gx
         del self._gx
-        return gx,
+        return (gx,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         raise RuntimeError(
             "F.softmax_cross_entropy was called with 'enable_double_backprop=False' "
             "argument, but double-backprop is actually being performed. Please "
-            "specify 'enable_double_backprop=True' explicitly.")
+            "specify 'enable_double_backprop=True' explicitly."
+        )
 
 
-def _double_backprop_sce(x: Any, t: Any, normalize: bool, class_weight: Any,
-                         ignore_label: int, reduce: str) -> Variable:
+def _double_backprop_sce(
+    x: Any, t: Any, normalize: bool, class_weight: Any, ignore_label: int, reduce: str
+) -> Variable:
     from kusari.functions.activation.log_softmax import log_softmax
     from kusari.functions.array.get_item import get_item
     from kusari.functions.array.reshape import reshape
@@ -188,11 +198,17 @@ def _soft_target_loss(x: Any, t: Any, reduce: str, kind: str) -> Variable:
     return losses
 
 
-def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True,
-                          cache_score: bool = True, class_weight: Any = None,
-                          ignore_label: int = -1, reduce: str = "mean",
-                          enable_double_backprop: bool = False,
-                          soft_target_loss: str = "cross-entropy") -> Variable:
+def softmax_cross_entropy(
+    x: Any,
+    t: Any,
+    normalize: bool = True,
+    cache_score: bool = True,
+    class_weight: Any = None,
+    ignore_label: int = -1,
+    reduce: str = "mean",
+    enable_double_backprop: bool = False,
+    soft_target_loss: str = "cross-entropy",
+) -> Variable:
     """Cross entropy between ``softmax(x)`` and labels ``t``.
 
     Args:
@@ -222,7 +238,8 @@ def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True,
     if t_arr.dtype.kind == "f":
         if t_arr.shape != x_arr.shape:
             raise type_check.InvalidType(
-                "t.shape == x.shape (soft targets)", f"{t_arr.shape} != {x_arr.shape}")
+                "t.shape == x.shape (soft targets)", f"{t_arr.shape} != {x_arr.shape}"
+            )
         return _soft_target_loss(x, t, reduce, soft_target_loss)
     if class_weight is not None:
         cw = class_weight.array if isinstance(class_weight, Variable) else class_weight
@@ -235,5 +252,6 @@ def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True,
         class_weight = cw
     if enable_double_backprop:
         return _double_backprop_sce(x, t, normalize, class_weight, ignore_label, reduce)
-    return SoftmaxCrossEntropy(normalize, cache_score, class_weight, ignore_label,
-                               reduce).apply((x, t))[0]
+    return SoftmaxCrossEntropy(
+        normalize, cache_score, class_weight, ignore_label, reduce
+    ).apply((x, t))[0]

@@ -4,22 +4,64 @@ from __future__ import annotations
 
 from typing import Any
 
-from kusari.functions.loss._helpers import check_reduce, expect_types
-from kusari.utils import type_check
+from kusari import backend
+from kusari.function_node import FunctionNode
+from kusari.functions.loss._helpers import check_reduce
+from kusari.utils import force_array, type_check
 from kusari.variable import Variable
 
 
-def _check(in_types: Any) -> None:
-    a, p, n = in_types
-    type_check.expect(
-        a.dtype.kind == "f",
-        a.dtype == p.dtype,
-        a.dtype == n.dtype,
-        a.ndim == 2,
-        a.shape == p.shape,
-        a.shape == n.shape,
-        a.shape[0] > 0,
-    )
+class Triplet(FunctionNode):
+    """``max(||a - p||^2 - ||a - n||^2 + margin, 0)`` per row."""
+
+    def __init__(self, margin: float, reduce: str = "mean") -> None:
+        if margin <= 0:
+            raise ValueError(f"triplet: margin should be positive value, got {margin}")
+        check_reduce("triplet", reduce, ("mean", "no"))
+        self.margin = margin
+        self.reduce = reduce
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("anchor", "positive", "negative"))
+        a, p, n = in_types
+        type_check.expect(
+            a.dtype.kind == "f",
+            a.dtype == p.dtype,
+            a.dtype == n.dtype,
+            a.ndim == 2,
+            a.shape == p.shape,
+            a.shape == n.shape,
+            a.shape[0] > 0,
+        )
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2))
+        a, p, n = inputs
+        xp = backend.get_array_module(a)
+        d_pos = a - p
+        d_neg = a - n
+        hinge = (d_pos * d_pos).sum(axis=1) - (d_neg * d_neg).sum(axis=1) \
+            + a.dtype.type(self.margin)
+        self._active = (hinge > 0).astype(a.dtype)
+        loss = xp.maximum(hinge, 0)
+        if self.reduce == "mean":
+            return force_array(loss.mean(), a.dtype),
+        return force_array(loss, a.dtype),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        from kusari.functions.array.broadcast import broadcast_to
+        from kusari.functions.array.reshape import reshape
+
+        a, p, n = self.get_retained_inputs()
+        gy, = grad_outputs
+        rows, dim = a.shape
+        if self.reduce == "mean":
+            gy = broadcast_to(reshape(gy * (1.0 / rows), (1, 1)), (rows, 1))
+        else:
+            gy = reshape(gy, (rows, 1))
+        g = broadcast_to(gy * (2.0 * self._active[:, None]), (rows, dim))
+        grads = {0: lambda: g * (n - p), 1: lambda: g * (p - a), 2: lambda: g * (a - n)}
+        return tuple(grads[i]() for i in indexes)
 
 
 def triplet(anchor: Any, positive: Any, negative: Any, margin: float = 0.2,
@@ -43,17 +85,4 @@ def triplet(anchor: Any, positive: Any, negative: Any, margin: float = 0.2,
         >>> F.triplet(a, a, a).array
         array(0.2, dtype=float32)
     """
-    from kusari.functions.activation.relu import relu
-    from kusari.functions.math.sum import sum as _sum
-
-    if margin <= 0:
-        raise ValueError(f"triplet: margin should be positive value, got {margin}")
-    check_reduce("triplet", reduce, ("mean", "no"))
-    expect_types("Triplet", ("anchor", "positive", "negative"),
-                 (anchor, positive, negative), _check)
-    d_pos = anchor - positive
-    d_neg = anchor - negative
-    loss = relu(_sum(d_pos * d_pos, axis=1) - _sum(d_neg * d_neg, axis=1) + margin)
-    if reduce == "mean":
-        return _sum(loss) * (1.0 / loss.shape[0])
-    return loss
+    return Triplet(margin, reduce).apply((anchor, positive, negative))[0]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from kusari.functions.loss._helpers import check_reduce, softplus
+from kusari.functions.activation.softplus import softplus
+from kusari.functions.loss._helpers import check_reduce
 from kusari.variable import Variable
 
 

@@ -123,7 +123,7 @@ class SpecialUnary(FunctionNode):
 
     name = "erf"
     scipy_name = ""  # when it differs from ``name``
-    check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(check_float_unary)
 
     @property
     def label(self) -> str:

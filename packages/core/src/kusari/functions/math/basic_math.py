@@ -80,7 +80,6 @@ def _check_binary(in_types: Any) -> None:
     type_check.expect_broadcast_shapes(in_types[0].shape, in_types[1].shape)
 
 
-
 # -- negation and absolute value ----------------------------------------------
 
 
@@ -90,10 +89,10 @@ class Neg(FunctionNode):
         return "__neg__"
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
-        return force_array(-x[0]),
+        return (force_array(-x[0]),)
 
     def backward(self, indexes: Any, gy: Any) -> tuple[Any, ...]:
-        return neg(gy[0]),
+        return (neg(gy[0]),)
 
 
 def neg(self: Any) -> Variable:
@@ -114,12 +113,12 @@ class Absolute(FunctionNode):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        return force_array(abs(x[0])),
+        return (force_array(abs(x[0])),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x = self.get_retained_inputs()[0].array
         xp = backend.get_array_module(x)
-        return grad_outputs[0] * xp.sign(x),
+        return (grad_outputs[0] * xp.sign(x),)
 
 
 def absolute(self: Any) -> Variable:
@@ -135,12 +134,12 @@ class Add(FunctionNode):
     def label(self) -> str:
         return "_ + _"
 
-    check_type_forward = staticmethod(_check_binary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(_check_binary)
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         a, b = x
         self._shapes = (a.shape, b.shape)
-        return force_array(a + b),
+        return (force_array(a + b),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
@@ -158,10 +157,10 @@ class AddConstant(FunctionNode):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        return force_array(x0 + self.value),
+        return (force_array(x0 + self.value),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return grad_outputs[0],
+        return (grad_outputs[0],)
 
 
 class MultiAdd(FunctionNode):
@@ -182,7 +181,7 @@ class MultiAdd(FunctionNode):
         y = xs[0]
         for x in xs[1:]:
             y = y + x
-        return force_array(y),
+        return (force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
@@ -202,8 +201,9 @@ def add(*xs: Any) -> Variable:
         lhs, rhs = xs
         if _is_operand(rhs):
             if _plain():
-                return _new_variable(force_array(_data(lhs) + _data(rhs)),
-                                     _rg(lhs) or _rg(rhs))
+                return _new_variable(
+                    force_array(_data(lhs) + _data(rhs)), _rg(lhs) or _rg(rhs)
+                )
             return Add().apply((lhs, rhs))[0]
         value = _check_scalar(rhs, "add")
         if _plain():
@@ -222,18 +222,19 @@ class Sub(FunctionNode):
     def label(self) -> str:
         return "_ - _"
 
-    check_type_forward = staticmethod(_check_binary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(_check_binary)
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         a, b = x
         self._shapes = (a.shape, b.shape)
-        return force_array(a - b),
+        return (force_array(a - b),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
         s0, s1 = self._shapes
-        return tuple([_reduce_to(gy, s0) if i == 0 else _reduce_to(-gy, s1)
-                      for i in indexes])
+        return tuple(
+            [_reduce_to(gy, s0) if i == 0 else _reduce_to(-gy, s1) for i in indexes]
+        )
 
 
 class SubFromConstant(FunctionNode):
@@ -246,18 +247,19 @@ class SubFromConstant(FunctionNode):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        return force_array(self.value - x0),
+        return (force_array(self.value - x0),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return -grad_outputs[0],
+        return (-grad_outputs[0],)
 
 
 def sub(self: Any, rhs: Any) -> Variable:
     """Elementwise difference, ``a - b``."""
     if _is_operand(rhs):
         if _plain():
-            return _new_variable(force_array(_data(self) - _data(rhs)),
-                                 _rg(self) or _rg(rhs))
+            return _new_variable(
+                force_array(_data(self) - _data(rhs)), _rg(self) or _rg(rhs)
+            )
         return Sub().apply((self, rhs))[0]
     value = _check_scalar(rhs, "sub")
     if _plain():
@@ -283,11 +285,11 @@ class Mul(FunctionNode):
     def label(self) -> str:
         return "_ * _"
 
-    check_type_forward = staticmethod(_check_binary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(_check_binary)
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
-        return force_array(x[0] * x[1]),
+        return (force_array(x[0] * x[1]),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
@@ -309,18 +311,19 @@ class MulConstant(FunctionNode):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        return force_array(x0 * self.value),
+        return (force_array(x0 * self.value),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return grad_outputs[0] * self.value,
+        return (grad_outputs[0] * self.value,)
 
 
 def mul(self: Any, rhs: Any) -> Variable:
     """Elementwise product, ``a * b``."""
     if _is_operand(rhs):
         if _plain():
-            return _new_variable(force_array(_data(self) * _data(rhs)),
-                                 _rg(self) or _rg(rhs))
+            return _new_variable(
+                force_array(_data(self) * _data(rhs)), _rg(self) or _rg(rhs)
+            )
         return Mul().apply((self, rhs))[0]
     value = _check_scalar(rhs, "mul")
     if _plain():
@@ -342,7 +345,7 @@ class Div(FunctionNode):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
-        return force_array(x[0] / x[1]),
+        return (force_array(x[0] / x[1]),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
@@ -371,19 +374,20 @@ class DivFromConstant(FunctionNode):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         x0 = x[0]
-        return force_array(self.value / x0),
+        return (force_array(self.value / x0),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x = self.get_retained_inputs()[0]
-        return grad_outputs[0] * (-self.value) / (x * x),
+        return (grad_outputs[0] * (-self.value) / (x * x),)
 
 
 def div(self: Any, rhs: Any) -> Variable:
     """Elementwise true division, ``a / b``."""
     if _is_operand(rhs):
         if _plain():
-            return _new_variable(force_array(_data(self) / _data(rhs)),
-                                 _rg(self) or _rg(rhs))
+            return _new_variable(
+                force_array(_data(self) / _data(rhs)), _rg(self) or _rg(rhs)
+            )
         return Div().apply((self, rhs))[0]
     value = _check_scalar(rhs, "div")
     return mul(self, 1.0 / value)
@@ -410,7 +414,7 @@ class FloorDiv(FunctionNode):
         a, b = x
         if not _is_operand(b):
             b = a.dtype.type(b)
-        return force_array(a // b),
+        return (force_array(a // b),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (None,) * len(indexes)
@@ -422,8 +426,9 @@ def floordiv(self: Any, rhs: Any) -> Variable:
         return FloorDiv().apply((self, rhs))[0]
     value = _check_scalar(rhs, "floordiv")
     x = self.array if isinstance(self, Variable) else self
-    return FloorDiv().apply((self, backend.get_array_module(x).asarray(
-        value, dtype=x.dtype)))[0]
+    return FloorDiv().apply(
+        (self, backend.get_array_module(x).asarray(value, dtype=x.dtype))
+    )[0]
 
 
 def rfloordiv(self: Any, rhs: Any) -> Variable:
@@ -432,8 +437,9 @@ def rfloordiv(self: Any, rhs: Any) -> Variable:
         return FloorDiv().apply((rhs, self))[0]
     value = _check_scalar(rhs, "rfloordiv")
     x = self.array if isinstance(self, Variable) else self
-    return FloorDiv().apply((backend.get_array_module(x).asarray(
-        value, dtype=x.dtype), self))[0]
+    return FloorDiv().apply(
+        (backend.get_array_module(x).asarray(value, dtype=x.dtype), self)
+    )[0]
 
 
 # -- power -----------------------------------------------------------------
@@ -451,13 +457,13 @@ class PowVarVar(FunctionNode):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         self.retain_outputs((0,))
-        return force_array(x[0] ** x[1]),
+        return (force_array(x[0] ** x[1]),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.exponential import log
 
         x0, x1 = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
+        (y,) = self.get_retained_outputs()
         gy = grad_outputs[0]
         ret = []
         for i in indexes:
@@ -483,14 +489,14 @@ class PowVarConst(FunctionNode):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         x0 = x[0]
-        return force_array(x0 ** self.value),
+        return (force_array(x0**self.value),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
+        (x,) = self.get_retained_inputs()
         c = self.value
         if c == 2:
-            return grad_outputs[0] * (x * 2.0),
-        return grad_outputs[0] * (c * x ** (c - 1)),
+            return (grad_outputs[0] * (x * 2.0),)
+        return (grad_outputs[0] * (c * x ** (c - 1)),)
 
 
 class PowConstVar(FunctionNode):
@@ -508,14 +514,14 @@ class PowConstVar(FunctionNode):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
         x0 = x[0]
-        return force_array(self.value ** x0),
+        return (force_array(self.value**x0),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        y, = self.get_retained_outputs()
-        return grad_outputs[0] * y * math.log(self.value),
+        (y,) = self.get_retained_outputs()
+        return (grad_outputs[0] * y * math.log(self.value),)
 
 
-def pow(self: Any, rhs: Any) -> Variable:  # noqa: A001 - Chainer's name
+def pow(self: Any, rhs: Any) -> Variable:
     """Elementwise power, ``a ** b``."""
     if _is_operand(rhs):
         return PowVarVar().apply((self, rhs))[0]
@@ -537,7 +543,9 @@ def matmul(self: Any, rhs: Any) -> Variable:
     from kusari.functions.math.matmul import matmul as _matmul
 
     if not _is_operand(rhs):
-        raise TypeError(f"matmul: expected a Variable or ndarray, got {type(rhs).__name__}")
+        raise TypeError(
+            f"matmul: expected a Variable or ndarray, got {type(rhs).__name__}"
+        )
     return _matmul(self, rhs)
 
 
@@ -546,7 +554,9 @@ def rmatmul(self: Any, rhs: Any) -> Variable:
     from kusari.functions.math.matmul import matmul as _matmul
 
     if not _is_operand(rhs):
-        raise TypeError(f"matmul: expected a Variable or ndarray, got {type(rhs).__name__}")
+        raise TypeError(
+            f"matmul: expected a Variable or ndarray, got {type(rhs).__name__}"
+        )
     return _matmul(rhs, self)
 
 

@@ -12,7 +12,7 @@ from kusari.variable import Variable
 
 
 class Clip(FunctionNode):
-    check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(check_float_unary)
 
     def __init__(self, x_min: Any, x_max: Any) -> None:
         self.x_min = x_min
@@ -23,20 +23,30 @@ class Clip(FunctionNode):
         return "clip"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
         (x,) = inputs
         xp = backend.get_array_module(x)
         lo = None if self.x_min is None else x.dtype.type(self.x_min)
         hi = None if self.x_max is None else x.dtype.type(self.x_max)
-        mask = xp.ones(x.shape, dtype=bool)
+        self._bounds = (lo, hi)
+        y = x
         if lo is not None:
-            mask &= x >= lo
+            y = xp.maximum(y, lo)
         if hi is not None:
-            mask &= x <= hi
-        self._mask = mask.astype(x.dtype)
-        return (force_array(xp.clip(x, lo, hi), x.dtype),)
+            y = xp.minimum(y, hi)
+        return (force_array(y, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return (grad_outputs[0] * self._mask,)
+        (x,) = self.get_retained_inputs()
+        lo, hi = self._bounds
+        xa = x.array
+        if lo is None:
+            mask = xa <= hi
+        elif hi is None:
+            mask = xa >= lo
+        else:
+            mask = (xa >= lo) & (xa <= hi)
+        return (grad_outputs[0] * mask.astype(xa.dtype),)
 
 
 def clip(x: Any, x_min: Any, x_max: Any) -> Variable:

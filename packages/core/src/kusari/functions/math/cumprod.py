@@ -15,7 +15,7 @@ from kusari.variable import Variable
 class Cumprod(FunctionNode):
     """Cumulative product along ``axis`` of an array with ``ndim >= 1``."""
 
-    check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(check_float_unary)
 
     def __init__(self, axis: int) -> None:
         self.axis = axis

@@ -21,15 +21,15 @@ class Exp(FunctionNode):
     def label(self) -> str:
         return "exp"
 
-    check_type_forward = staticmethod(_check_float)  # type: ignore[assignment]
+    check_type_forward = staticmethod(_check_float)
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        return force_array(backend.get_array_module(x[0]).exp(x[0])),
+        return (force_array(backend.get_array_module(x[0]).exp(x[0])),)
 
     def backward(self, indexes: Any, gy: Any) -> tuple[Any, ...]:
-        y, = self.get_retained_outputs()
-        return y * gy[0],
+        (y,) = self.get_retained_outputs()
+        return (y * gy[0],)
 
 
 def exp(x: Any) -> Variable:
@@ -49,15 +49,15 @@ class Log(FunctionNode):
     def label(self) -> str:
         return "log"
 
-    check_type_forward = staticmethod(_check_float)  # type: ignore[assignment]
+    check_type_forward = staticmethod(_check_float)
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        return force_array(backend.get_array_module(x[0]).log(x[0])),
+        return (force_array(backend.get_array_module(x[0]).log(x[0])),)
 
     def backward(self, indexes: Any, gy: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return gy[0] / x,
+        (x,) = self.get_retained_inputs()
+        return (gy[0] / x,)
 
 
 def log(x: Any) -> Variable:
@@ -73,16 +73,16 @@ class _LogBase(FunctionNode):
     def label(self) -> str:
         return self.name
 
-    check_type_forward = staticmethod(_check_float)  # type: ignore[assignment]
+    check_type_forward = staticmethod(_check_float)
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         xp = backend.get_array_module(x[0])
-        return force_array(getattr(xp, self.name)(x[0])),
+        return (force_array(getattr(xp, self.name)(x[0])),)
 
     def backward(self, indexes: Any, gy: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return gy[0] / (x * math.log(self.base)),
+        (x,) = self.get_retained_inputs()
+        return (gy[0] / (x * math.log(self.base)),)
 
 
 class Log2(_LogBase):

@@ -13,7 +13,7 @@ from kusari.variable import Variable
 
 
 class LogSumExp(FunctionNode):
-    check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(check_float_unary)
 
     def __init__(self, axis: Any = None) -> None:
         self.axis = axis

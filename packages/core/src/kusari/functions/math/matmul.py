@@ -24,8 +24,9 @@ class MatMul(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("a", "b"))
         a, b = in_types
-        type_check.expect(a.dtype.kind == "f", a.dtype == b.dtype,
-                          a.ndim >= 1, b.ndim >= 1)
+        type_check.expect(
+            a.dtype.kind == "f", a.dtype == b.dtype, a.ndim >= 1, b.ndim >= 1
+        )
         a_shape = type_check.eval(a.shape)
         b_shape = type_check.eval(b.shape)
         ka = a_shape[-2] if self.transa and len(a_shape) >= 2 else a_shape[-1]
@@ -56,7 +57,7 @@ class MatMul(FunctionNode):
             y = y[..., 0]
         if a.ndim == 1:
             y = y[..., 0, :] if b.ndim > 1 else y[..., 0]
-        return force_array(y),
+        return (force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.reshape import reshape

@@ -21,16 +21,18 @@ class Minimum(FunctionNode):
         type_check.expect(in_types[0].shape == in_types[1].shape)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
         x1, x2 = inputs
         xp = backend.get_array_module(x1)
-        cond = x1 <= x2
-        self._m1 = cond.astype(x1.dtype)
-        self._m2 = (~cond).astype(x1.dtype)
         return (force_array(xp.minimum(x1, x2), x1.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        x1, x2 = self.get_retained_inputs()
+        cond = x1.array <= x2.array
         gy = grad_outputs[0]
-        return tuple([gy * (self._m1 if i == 0 else self._m2) for i in indexes])
+        return tuple(
+            [gy * (cond if i == 0 else ~cond).astype(gy.dtype) for i in indexes]
+        )
 
 
 def minimum(x1: Any, x2: Any) -> Variable:

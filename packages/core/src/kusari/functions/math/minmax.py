@@ -16,7 +16,7 @@ from kusari.variable import Variable
 
 class _SelectorBase(FunctionNode):
     name = "max"
-    check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(check_float_unary)
 
     def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
         self.axis = axis
@@ -27,6 +27,7 @@ class _SelectorBase(FunctionNode):
         return self.name
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
         (x,) = inputs
         if x.size == 0:
             raise ValueError(f"{self.name}: the input array is empty")
@@ -35,7 +36,7 @@ class _SelectorBase(FunctionNode):
         y = force_array(
             getattr(xp, "a" + self.name)(x, axis=self._axis, keepdims=True), x.dtype
         )
-        self._mask = (x == y).astype(x.dtype)
+        self._y = y  # kept with the reduced axes, to compare in backward
         self._in_shape = x.shape
         if not self.keepdims:
             y = y.reshape(_reduced_shape(x.shape, self._axis))
@@ -44,8 +45,10 @@ class _SelectorBase(FunctionNode):
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
 
+        (x,) = self.get_retained_inputs()
+        mask = (x.array == self._y).astype(x.dtype)  # ties all get the gradient
         gy = expand_reduced(grad_outputs[0], self._in_shape, self._axis, self.keepdims)
-        return (broadcast_to(gy, self._in_shape) * self._mask,)
+        return (broadcast_to(gy, self._in_shape) * mask,)
 
 
 def _reduced_shape(
@@ -90,6 +93,7 @@ class _IndexSelector(FunctionNode):
                 )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
         (x,) = inputs
         if x.size == 0:
             raise ValueError(f"{self.name}: the input array is empty")

@@ -13,7 +13,7 @@ from kusari.variable import Variable
 
 
 class Prod(FunctionNode):
-    check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(check_float_unary)
 
     def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
         self.axis = axis

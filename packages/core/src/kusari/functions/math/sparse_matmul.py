@@ -24,19 +24,26 @@ class _ScatterAddRows(FunctionNode):
         return "sparse_matmul"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        v, = inputs
+        (v,) = inputs
         xp = backend.get_array_module(v)
         out = xp.zeros(self.shape, dtype=v.dtype)
-        xp.add.at(out, self.idx, v)
-        return out,
+        if xp is numpy:
+            numpy.add.at(out, self.idx, v)
+        else:  # pragma: no cover - needs CuPy
+            import cupyx
+
+            cupyx.scatter_add(out, self.idx, v)
+        return (out,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.get_item import get_item
 
-        return get_item(grad_outputs[0], self.idx),
+        return (get_item(grad_outputs[0], self.idx),)
 
 
-def _coo_times_dense(data: Variable, row: Any, col: Any, m: int, d: Variable) -> Variable:
+def _coo_times_dense(
+    data: Variable, row: Any, col: Any, m: int, d: Variable
+) -> Variable:
     """``S @ d`` for S = COO(data, row, col) with ``m`` rows; batched if data is 2-D."""
     from kusari.functions.array.broadcast import broadcast_to
     from kusari.functions.array.get_item import get_item
@@ -58,7 +65,7 @@ def _coo_times_dense(data: Variable, row: Any, col: Any, m: int, d: Variable) ->
         idx_in = (b, col)
         idx_out = (b, row)
         out_shape = (data.shape[0], m, n)
-    gathered = get_item(d, idx_in)                       # (..., nnz, n)
+    gathered = get_item(d, idx_in)  # (..., nnz, n)
     vals = broadcast_to(reshape(data, data.shape + (1,)), gathered.shape) * gathered
     return _ScatterAddRows(idx_out, out_shape).apply((vals,))[0]
 
@@ -70,7 +77,9 @@ def _swap_last(x: Variable) -> Variable:
     return transpose(x, axes)
 
 
-def sparse_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variable:
+def sparse_matmul(
+    a: Any, b: Any, transa: bool = False, transb: bool = False
+) -> Variable:
     """Matrix product where one operand is a :class:`~kusari.utils.sparse.CooMatrix`.
 
     Shapes: ``(M, K) @ (K, N)`` or batched ``(B, M, K) @ (B, K, N)``; the
@@ -96,25 +105,29 @@ def sparse_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) ->
     a_sp = isinstance(a, CooMatrix)
     b_sp = isinstance(b, CooMatrix)
     if a_sp == b_sp:
-        raise TypeError("sparse_matmul: exactly one of a and b must be a CooMatrix, got "
-                        f"{type(a).__name__} and {type(b).__name__}")
+        raise TypeError(
+            "sparse_matmul: exactly one of a and b must be a CooMatrix, got "
+            f"{type(a).__name__} and {type(b).__name__}"
+        )
     sp: CooMatrix = a if a_sp else b
     dense = as_variable(b if a_sp else a)
     if sp.data.dtype != dense.dtype or dense.dtype.kind != "f":
         raise type_check.InvalidType(
             "sparse_matmul: sparse and dense operands have one float dtype",
-            f"{sp.data.dtype} and {dense.dtype}")
+            f"{sp.data.dtype} and {dense.dtype}",
+        )
     batched = sp.data.ndim == 2
     if dense.ndim != (3 if batched else 2):
         raise type_check.InvalidType(
             f"sparse_matmul: the dense operand has ndim {3 if batched else 2}",
-            f"ndim={dense.ndim}")
+            f"ndim={dense.ndim}",
+        )
     # Reduce everything to S' @ D' with S' sparse.
     if a_sp:
         swap = transa
         d = _swap_last(dense) if transb else dense
     else:
-        swap = not transb                   # (a' @ S')^T = S'^T @ a'^T
+        swap = not transb  # (a' @ S')^T = S'^T @ a'^T
         d = dense if transa else _swap_last(dense)
     rows, cols = sp.shape
     r, c = (sp.col, sp.row) if swap else (sp.row, sp.col)
@@ -123,6 +136,7 @@ def sparse_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) ->
         raise type_check.InvalidType(
             "sparse_matmul: the contracted axes of a and b have the same length",
             f"sparse {sp.shape} (batch {sp.data.shape[:-1]}), dense {dense.shape}, "
-            f"transa={transa}, transb={transb}")
-    y = _coo_times_dense(sp.data, numpy.asarray(r) if isinstance(r, list) else r, c, m, d)
+            f"transa={transa}, transb={transb}",
+        )
+    y = _coo_times_dense(sp.data, r, c, m, d)
     return y if a_sp else _swap_last(y)

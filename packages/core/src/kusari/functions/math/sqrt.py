@@ -12,7 +12,7 @@ from kusari.variable import Variable
 
 
 class Sqrt(FunctionNode):
-    check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(check_float_unary)
 
     @property
     def label(self) -> str:

@@ -11,7 +11,7 @@ from kusari.variable import Variable
 
 
 class Square(FunctionNode):
-    check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(check_float_unary)
 
     @property
     def label(self) -> str:

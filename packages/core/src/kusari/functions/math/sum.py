@@ -16,11 +16,15 @@ def _normalize_axis(axis: Any, ndim: int, fname: str) -> tuple[int, ...] | None:
     if isinstance(axis, int):
         axis = (axis,)
     elif not (isinstance(axis, tuple) and all(isinstance(a, int) for a in axis)):
-        raise TypeError(f"{fname}: axis must be None, an int or a tuple of ints, got {axis!r}")
+        raise TypeError(
+            f"{fname}: axis must be None, an int or a tuple of ints, got {axis!r}"
+        )
     out = []
     for a in axis:
         if not -ndim <= a < ndim:
-            raise ValueError(f"{fname}: axis {a} is out of bounds for an array of ndim {ndim}")
+            raise ValueError(
+                f"{fname}: axis {a} is out of bounds for an array of ndim {ndim}"
+            )
         out.append(a % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"{fname}: duplicate value in axis {axis!r}")
@@ -41,16 +45,16 @@ class Sum(FunctionNode):
         type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_shape = x.shape
         self._axis = _normalize_axis(self.axis, x.ndim, "sum")
-        return force_array(x.sum(axis=self._axis, keepdims=self.keepdims)),
+        return (force_array(x.sum(axis=self._axis, keepdims=self.keepdims)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
         from kusari.functions.array.reshape import reshape
 
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         shape = self._in_shape
         if not self.keepdims and self._axis is not None and len(shape) > 0:
             kept = list(gy.shape)
@@ -59,10 +63,10 @@ class Sum(FunctionNode):
             gy = reshape(gy, tuple(kept))
         elif not self.keepdims and self._axis is None:
             gy = reshape(gy, (1,) * len(shape))
-        return broadcast_to(gy, shape),
+        return (broadcast_to(gy, shape),)
 
 
-def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     """Sum of elements over the given axes.
 
     Args:
@@ -91,7 +95,7 @@ class SumTo(FunctionNode):
         ndim = type_check.eval(in_types[0].ndim)
         xshape = type_check.eval(in_types[0].shape)
         ok = ndim >= len(shape) and all(
-            s == 1 or s == xs for s, xs in zip(shape, xshape[ndim - len(shape):])
+            s == 1 or s == xs for s, xs in zip(shape, xshape[ndim - len(shape) :])
         )
         if not ok:
             raise type_check.InvalidType(
@@ -99,14 +103,14 @@ class SumTo(FunctionNode):
             )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_shape = x.shape
-        return force_array(utils.sum_to(x, self._shape)),
+        return (force_array(utils.sum_to(x, self._shape)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
 
-        return broadcast_to(grad_outputs[0], self._in_shape),
+        return (broadcast_to(grad_outputs[0], self._in_shape),)
 
 
 def sum_to(x: Any, shape: tuple[int, ...]) -> Variable:

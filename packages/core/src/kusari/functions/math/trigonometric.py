@@ -15,7 +15,7 @@ class _UnaryInput(FunctionNode):
     """An elementwise ufunc whose backward needs the input."""
 
     ufunc = "sin"
-    check_type_forward = staticmethod(check_float_unary)  # type: ignore[assignment]
+    check_type_forward = staticmethod(check_float_unary)
 
     @property
     def label(self) -> str:

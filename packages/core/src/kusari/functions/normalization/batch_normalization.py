@@ -9,6 +9,7 @@ import numpy
 from kusari import backend
 from kusari.function_node import FunctionNode
 from kusari.functions.array.broadcast import broadcast_to
+from kusari.functions.array.cast import cast
 from kusari.functions.array.reshape import reshape
 from kusari.functions.math.sum import sum as _sum
 from kusari.utils import force_array, type_check
@@ -76,6 +77,11 @@ def update_running(running_mean: Any, running_var: Any, mean: Any, var: Any,
         running_var += step.astype(running_var.dtype, copy=False)
 
 
+def as_dtype(v: Any, dtype: Any) -> Any:
+    """``v`` cast to ``dtype`` (differentiably) unless it already has it."""
+    return v if v is None or v.dtype == dtype else cast(v, dtype)
+
+
 def _mean_keep(v: Variable, axis: tuple[int, ...], m: int) -> Variable:
     return _sum(v, axis=axis, keepdims=True) * (1.0 / m)
 
@@ -117,7 +123,6 @@ class BatchNormalization(FunctionNode):
         update_running(self.running_mean, self.running_var, mean, var, self.decay, m)
         self._axis, self._bshape, self._m = axis, bshape, m
         self.x_hat, self.inv_std = x_hat, inv_std
-        self.mean = mean
         return force_array(y, x.dtype),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -163,12 +168,23 @@ class BatchNormalizationGrad(FunctionNode):
                 force_array(gbeta, gamma.dtype))
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        # Second-order terms; x_hat and inv_std are taken as constants of x
-        # through the projection P(v) = v - E[v] - x_hat * E[x_hat * v].
+        # Exact second-order terms. Per channel (E = mean over the m elements,
+        # a = E[gy x_hat], b = E[gy], P(v) = v - E[v] - x_hat E[x_hat v]):
+        #   d/dgy    = gamma inv P(ggx) + gggamma x_hat + ggbeta
+        #   d/dgamma = inv m E[ggx (gy - x_hat a - b)] = inv m q
+        #   d/dx     = inv P(c) - gamma inv^2 q x_hat, with
+        #              c = -gamma inv (E[ggx x_hat] gy + a ggx) + gggamma gy
+        # x_hat and inv_std enter as arrays, so a third derivative would miss
+        # their dependence on x.
         gamma, gy = self.get_retained_inputs()
         ggx, gggamma, ggbeta = grad_outputs
         axis, bshape, m = self.axis, self.bshape, self.m
         dt = gy.dtype
+        # Everything is computed in x's dtype (gamma's may differ).
+        g_dtype = gamma.dtype
+        gamma = as_dtype(gamma, dt)
+        gggamma = as_dtype(gggamma, dt)
+        ggbeta = as_dtype(ggbeta, dt)
         xh = self.x_hat.astype(dt, copy=False)
         inv = self.inv_std.astype(dt, copy=False)
         inv_b = inv.reshape(bshape)
@@ -197,7 +213,7 @@ class BatchNormalizationGrad(FunctionNode):
             g_x = inv_b * proj if g_x is None else g_x + inv_b * proj
         if g_gy is not None and g_gy.shape != gy.shape:
             g_gy = broadcast_to(g_gy, gy.shape)
-        return g_x, g_gamma, g_gy
+        return g_x, as_dtype(g_gamma, g_dtype), g_gy
 
 
 def batch_normalization(x: Any, gamma: Any, beta: Any, *, eps: float = 2e-5,
@@ -268,6 +284,10 @@ class FixedBatchNormalization(FunctionNode):
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, gamma, mean, var = self.get_retained_inputs()
         gy, = grad_outputs
+        # Computed in the parameters' dtype (x's may differ, e.g. float16).
+        x_dtype = x.dtype
+        x = as_dtype(x, gamma.dtype)
+        gy = as_dtype(gy, gamma.dtype)
         axis, bshape = self._axis, self._bshape
         pshape = gamma.shape
         inv = (var + self.eps) ** -0.5
@@ -277,7 +297,7 @@ class FixedBatchNormalization(FunctionNode):
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
-                ret.append(gy * (gamma_b * inv_b))
+                ret.append(as_dtype(gy * (gamma_b * inv_b), x_dtype))
             elif i == 1:
                 ret.append(reshape(_sum(gy * xm, axis=axis), pshape) * inv)
             elif i == 2:

@@ -6,6 +6,7 @@ import warnings
 from typing import Any
 
 from kusari import backend
+from kusari.configuration import config
 from kusari.function_node import FunctionNode
 from kusari.functions.normalization.batch_normalization import (
     BatchNormalizationGrad,
@@ -55,10 +56,8 @@ class BatchRenormalization(FunctionNode):
         xm = xc - mean.reshape(bshape)
         var = (xm * xm).mean(axis=axis)
         std = xp.sqrt(var + cdt.type(self.eps))
-        r_mean = (xp.zeros_like(mean) if self.running_mean is None
-                  else self.running_mean.astype(cdt))
-        r_var = (xp.ones_like(var) if self.running_var is None
-                 else self.running_var.astype(cdt))
+        r_mean = self.running_mean.astype(cdt)
+        r_var = self.running_var.astype(cdt)
         r_std = xp.sqrt(r_var + cdt.type(self.eps))
         r = xp.clip(std / r_std, 1.0 / self.rmax, self.rmax).astype(cdt, copy=False)
         d = xp.clip((mean - r_mean) / r_std, -self.dmax, self.dmax)
@@ -105,10 +104,13 @@ def batch_renormalization(x: Any, gamma: Any, beta: Any, rmax: float, dmax: floa
         rmax: Bound of ``r``.
         dmax: Bound of ``d``.
         eps: Added to the variances.
-        running_mean: Running mean (None: zeros).
-        running_var: Running variance (None: ones).
+        running_mean: Running mean (required).
+        running_var: Running variance (required).
         decay: Decay of the running averages.
         update_statistics: Update ``running_mean`` and ``running_var`` in place.
+
+    Only for training mode (``config.train``); at test time use
+    :func:`fixed_batch_normalization` with the running statistics.
 
     Example:
         >>> import numpy as np
@@ -121,6 +123,14 @@ def batch_renormalization(x: Any, gamma: Any, beta: Any, rmax: float, dmax: floa
         array([[-1.],
                [ 1.]], dtype=float32)
     """
+    if running_mean is None:
+        raise TypeError("batch_renormalization: running_mean is required")
+    if running_var is None:
+        raise TypeError("batch_renormalization: running_var is required")
+    if not config.train:
+        raise RuntimeError(
+            "batch_renormalization runs in training mode only (config.train is "
+            "False); use fixed_batch_normalization with the running statistics")
     return BatchRenormalization(rmax, dmax, eps, running_mean, running_var, decay,
                                 update_statistics).apply((x, gamma, beta))[0]
 

@@ -34,9 +34,14 @@ class Linear(link.Link):
         ((1, 5), (5, 7))
     """
 
-    def __init__(self, in_size: int | None, out_size: int | None = None,
-                 nobias: bool = False, initialW: Any = None,
-                 initial_bias: Any = None) -> None:
+    def __init__(
+        self,
+        in_size: int | None,
+        out_size: int | None = None,
+        nobias: bool = False,
+        initialW: Any = None,
+        initial_bias: Any = None,
+    ) -> None:
         super().__init__()
         if out_size is None:
             in_size, out_size = None, in_size
@@ -54,7 +59,8 @@ class Linear(link.Link):
             else:
                 bias_init = 0 if initial_bias is None else initial_bias
                 self.b = variable.Parameter(
-                    initializers._get_initializer(bias_init), out_size)
+                    initializers._get_initializer(bias_init), out_size
+                )
 
     def _initialize_params(self, in_size: int) -> None:
         self.W.initialize((self.out_size, in_size))
@@ -74,10 +80,12 @@ class Linear(link.Link):
             b = getattr(b, "array", b)
             if b.shape != (out_size,):
                 raise ValueError(
-                    f"Linear.from_params: b must have shape ({out_size},), got {b.shape}"
+                    f"Linear.from_params: b must have shape ({out_size},), "
+                    f"got {b.shape}"
                 )
-        return cls(in_size, out_size, nobias=nobias or b is None, initialW=W,
-                   initial_bias=b)
+        return cls(
+            in_size, out_size, nobias=nobias or b is None, initialW=W, initial_bias=b
+        )
 
     def forward(self, x: Any, n_batch_axes: int = 1) -> Any:
         if self.W.array is None:

@@ -42,10 +42,13 @@ class Classifier(link.Chain):
 
     compute_accuracy = True
 
-    def __init__(self, predictor: link.Link,
-                 lossfun: Callable[..., Any] = sce_module.softmax_cross_entropy,
-                 accfun: Callable[..., Any] | None = None,
-                 label_key: int | str = -1) -> None:
+    def __init__(
+        self,
+        predictor: link.Link,
+        lossfun: Callable[..., Any] = sce_module.softmax_cross_entropy,
+        accfun: Callable[..., Any] | None = None,
+        label_key: int | str = -1,
+    ) -> None:
         if not isinstance(label_key, (int, str)):
             raise TypeError(
                 f"Classifier: label_key must be an int or a str, got "
@@ -54,8 +57,10 @@ class Classifier(link.Chain):
         super().__init__()
         self.lossfun = lossfun
         if accfun is None:
-            from kusari.functions.evaluation.accuracy import accuracy as accfun
-        self.accfun = accfun
+            from kusari.functions.evaluation.accuracy import accuracy
+
+            accfun = accuracy
+        self.accfun: Callable[..., Any] = accfun
         self.y: Any = None
         self.loss: Any = None
         self.accuracy: Any = None
@@ -74,7 +79,7 @@ class Classifier(link.Chain):
             if self.label_key == -1:
                 args = args[:-1]
             else:
-                args = args[: self.label_key] + args[self.label_key + 1:]
+                args = args[: self.label_key] + args[self.label_key + 1 :]
         else:
             if self.label_key not in kwargs:
                 raise ValueError(f"Classifier: label key {self.label_key!r} not found")

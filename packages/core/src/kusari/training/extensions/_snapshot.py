@@ -11,6 +11,9 @@ from kusari.serializers import npz
 from kusari.training import extension
 from kusari.training.extensions import snapshot_writers
 
+_Filename = str | Callable[[Any], str]
+_DEFAULT_FILENAME = "snapshot_iter_{.updater.iteration}"
+
 
 class _Serialized:
     """A flat ``{key: array}`` captured by DictionarySerializer, replayable
@@ -25,9 +28,11 @@ class _Serialized:
 
 
 def _serialize_now(target: Any) -> _Serialized:
+    # DictionarySerializer keeps references to the live arrays; copy them so
+    # a writer in another thread or process saves this moment's values.
     s = npz.DictionarySerializer()
     s.save(target)
-    return _Serialized(s.target)
+    return _Serialized({k: v.copy() for k, v in s.target.items()})
 
 
 def _find_snapshot_files(fmt: str, path: str) -> list[tuple[int, str]]:
@@ -63,8 +68,7 @@ class _Snapshot(extension.Extension):
     _autoload_first = True
 
     def __init__(self, target: Any = None, condition: Callable[[], bool] | None = None,
-                 writer: Any = None,
-                 filename: str | Callable[[Any], str] = "snapshot_iter_{.updater.iteration}",
+                 writer: Any = None, filename: _Filename = _DEFAULT_FILENAME,
                  snapshot_on_error: bool = False, n_retains: int = -1,
                  autoload: bool = False) -> None:
         self._target = target
@@ -113,7 +117,7 @@ class _Snapshot(extension.Extension):
 
 
 def snapshot(savefun: Callable[..., Any] | None = None,
-             filename: str | Callable[[Any], str] = "snapshot_iter_{.updater.iteration}",
+             filename: _Filename = _DEFAULT_FILENAME,
              *, target: Any = None, condition: Callable[[], bool] | None = None,
              writer: Any = None, snapshot_on_error: bool = False,
              n_retains: int = -1, autoload: bool = False,

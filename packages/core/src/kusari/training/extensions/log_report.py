@@ -7,7 +7,8 @@ import os
 import warnings
 from typing import Any
 
-from kusari import reporter, serializer as serializer_module
+from kusari import reporter
+from kusari import serializer as serializer_module
 from kusari.training import extension
 from kusari.training.util import get_trigger
 from kusari.utils.atomic import atomic_write
@@ -45,7 +46,8 @@ class LogReport(extension.Extension):
         if self._keys is None:
             self._summary.add(observation)
         else:
-            self._summary.add({k: observation[k] for k in self._keys if k in observation})
+            self._summary.add(
+                {k: observation[k] for k in self._keys if k in observation})
         if not self._trigger(trainer):
             return
         stats = {name: float(value) for name, value in

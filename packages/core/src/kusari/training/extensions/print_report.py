@@ -27,7 +27,7 @@ class PrintReport(extension.Extension):
         widths = [max(10, len(s)) for s in entries]
         self._header: str | None = "  ".join(
             e.ljust(w) for e, w in zip(entries, widths)) + "\n"
-        self._templates = [(e, "{:<%dg}  " % w, " " * (w + 2))
+        self._templates = [(e, f"{{:<{w}g}}  ", " " * (w + 2))
                            for e, w in zip(entries, widths)]
 
     def _stream(self) -> IO[str]:

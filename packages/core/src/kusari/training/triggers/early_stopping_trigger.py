@@ -32,7 +32,8 @@ class EarlyStoppingTrigger:
             warnings.warn("EarlyStoppingTrigger: 'patients' is deprecated; use "
                           "'patience'", DeprecationWarning, stacklevel=2)
         if kwargs:
-            raise TypeError(f"EarlyStoppingTrigger: unexpected arguments {sorted(kwargs)}")
+            raise TypeError(
+                f"EarlyStoppingTrigger: unexpected arguments {sorted(kwargs)}")
         if mode not in ("max", "min", "auto"):
             raise ValueError(f"mode must be 'max', 'min' or 'auto', got {mode!r}")
         self.count = 0

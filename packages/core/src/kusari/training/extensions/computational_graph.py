@@ -1,0 +1,78 @@
+"""DumpGraph: write the computational graph of a reported variable once."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from kusari import computational_graph
+from kusari.configuration import config
+from kusari.training import extension
+from kusari.utils.atomic import atomic_write
+from kusari.variable import Variable
+
+_var_style = {"shape": "octagon", "fillcolor": "#E0E0E0", "style": "filled"}
+_func_style = {"shape": "record", "fillcolor": "#6495ED", "style": "filled"}
+
+
+class DumpGraph(extension.Extension):
+    """Dump the graph leading to ``observation[root_name]`` as a dot file at
+    the first iteration (it turns ``keep_graph_on_report`` on until then).
+
+    Args:
+        root_name: Observation key of the root variable (e.g. ``'main/loss'``).
+        filename: Output file under ``trainer.out`` (``'cg.dot'``).
+        variable_style: Dot attributes of variable nodes.
+        function_style: Dot attributes of function nodes.
+        out_name: Deprecated alias of ``filename``.
+    """
+
+    default_name = "dump_graph"  # type: ignore[assignment]
+    priority = extension.PRIORITY_READER
+
+    def __init__(self, root_name: str, filename: str | None = None,
+                 variable_style: dict[str, Any] | None = None,
+                 function_style: dict[str, Any] | None = None,
+                 **kwargs: Any) -> None:
+        out_name = kwargs.pop("out_name", "cg.dot")
+        if kwargs:
+            raise TypeError(f"DumpGraph: unexpected arguments {sorted(kwargs)}")
+        self._root_name = root_name
+        self._filename = out_name if filename is None else filename
+        self._variable_style = _var_style if variable_style is None else variable_style
+        self._function_style = _func_style if function_style is None else function_style
+        self._original_flag: bool | None = None
+        self._flag_called = False
+
+    def initialize(self, trainer: Any) -> None:
+        if not self._flag_called:
+            self._original_flag = bool(getattr(config, "keep_graph_on_report", False))
+            config.keep_graph_on_report = True
+
+    def trigger(self, trainer: Any) -> bool:  # type: ignore[override]
+        return not self._flag_called
+
+    def __call__(self, trainer: Any) -> None:
+        if self._flag_called:
+            return
+        try:
+            var = trainer.observation[self._root_name]
+            if not isinstance(var, Variable):
+                raise TypeError(
+                    f"DumpGraph: observation[{self._root_name!r}] is a "
+                    f"{type(var).__name__}, not a Variable")
+            graph = computational_graph.build_computational_graph(
+                [var], variable_style=self._variable_style,
+                function_style=self._function_style).dump()
+            with atomic_write(os.path.join(trainer.out, self._filename), "w") as f:
+                f.write(graph)
+        finally:
+            config.keep_graph_on_report = bool(self._original_flag)
+            self._flag_called = True
+
+    def serialize(self, serializer: Any) -> None:
+        self._original_flag = serializer("_original_flag", self._original_flag)
+        self._flag_called = serializer("_flag_called", self._flag_called)
+
+
+dump_graph = DumpGraph

@@ -1,0 +1,114 @@
+"""snapshot / snapshot_object and the snapshot writers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _training_helpers import build_real_trainer
+
+from kusari.serializers import load_npz
+from kusari.training import extensions
+from kusari.training.extensions import snapshot_writers
+
+
+def names(path):
+    return sorted(p.name for p in path.iterdir())
+
+
+def test_snapshot_files_and_n_retains(tmp_path):
+    trainer = build_real_trainer(tmp_path, stop=(10, "iteration"))
+    trainer.extend(extensions.snapshot(n_retains=2), trigger=(3, "iteration"))
+    trainer.run()
+    out = tmp_path / "result"
+    assert names(out) == ["snapshot_iter_6", "snapshot_iter_9"]
+    data = np.load(out / "snapshot_iter_9")
+    assert int(data["updater/iteration"]) == 9
+    assert "updater/model:main/W1" in data.files
+
+
+def test_snapshot_object_and_callable_filename(tmp_path):
+    trainer = build_real_trainer(tmp_path, stop=(4, "iteration"))
+    model = trainer.updater.get_optimizer("main").target
+    trainer.extend(extensions.snapshot_object(model, "model_{.updater.iteration}.npz"),
+                   trigger=(2, "iteration"))
+    trainer.extend(extensions.snapshot(filename=lambda t: f"cb{t.updater.iteration}"),
+                   trigger=(4, "iteration"))
+    trainer.run()
+    out = tmp_path / "result"
+    assert names(out) == ["cb4", "model_2.npz", "model_4.npz"]
+    w1 = np.load(out / "model_4.npz")["W1"]
+    np.testing.assert_array_equal(w1, model.W1.array)
+
+
+def test_snapshot_condition_and_on_error(tmp_path):
+    trainer = build_real_trainer(tmp_path, stop=(6, "iteration"))
+    trainer.extend(extensions.snapshot(condition=lambda: False),
+                   trigger=(1, "iteration"))
+
+    def explode(tr):
+        if tr.updater.iteration == 3:
+            raise RuntimeError("stop")
+
+    trainer.extend(explode, name="explode")
+    trainer.extend(extensions.snapshot(filename="on_error", snapshot_on_error=True),
+                   trigger=(100, "iteration"))
+    with pytest.raises(RuntimeError):
+        trainer.run(show_loop_exception_msg=False)
+    assert names(tmp_path / "result") == ["on_error"]
+
+
+def test_autoload_resumes_trainer(tmp_path):
+    first = build_real_trainer(tmp_path, stop=(5, "iteration"))
+    first.extend(extensions.snapshot(), trigger=(5, "iteration"))
+    first.run()
+    second = build_real_trainer(tmp_path, stop=(8, "iteration"), seed=7)
+    second.extend(extensions.snapshot(autoload=True), trigger=(5, "iteration"))
+    second.run()
+    assert second.updater.iteration == 8
+    third = build_real_trainer(tmp_path, stop=(8, "iteration"))
+    third.extend(extensions.snapshot(autoload=False), trigger=(5, "iteration"))
+    third.run()
+    np.testing.assert_array_equal(
+        second.updater.get_optimizer("main").target.W1.array,
+        third.updater.get_optimizer("main").target.W1.array)
+
+
+def test_snapshot_argument_errors():
+    with pytest.raises(TypeError):
+        extensions.snapshot(savefun=print, writer=snapshot_writers.SimpleWriter())
+    with pytest.raises(TypeError):
+        extensions.snapshot(bogus=1)
+    with pytest.warns(DeprecationWarning):
+        assert extensions.snapshot(num_retain=3).n_retains == 3
+
+
+@pytest.mark.parametrize("writer_cls", [
+    snapshot_writers.SimpleWriter, snapshot_writers.ThreadWriter,
+    snapshot_writers.ProcessWriter, snapshot_writers.ThreadQueueWriter,
+    snapshot_writers.ProcessQueueWriter])
+def test_writers(tmp_path, writer_cls):
+    trainer = build_real_trainer(tmp_path, stop=(4, "iteration"))
+    writer = writer_cls()
+    trainer.extend(extensions.snapshot(writer=writer), trigger=(2, "iteration"))
+    trainer.run()
+    out = tmp_path / "result"
+    assert names(out) == ["snapshot_iter_2", "snapshot_iter_4"]
+    fresh = build_real_trainer(tmp_path, stop=(4, "iteration"), seed=9)
+    load_npz(str(out / "snapshot_iter_4"), fresh)
+    np.testing.assert_array_equal(
+        fresh.updater.get_optimizer("main").target.W1.array,
+        trainer.updater.get_optimizer("main").target.W1.array)
+
+
+def test_writer_with_custom_savefun(tmp_path):
+    saved = []
+
+    def savefun(path, target, **kwargs):
+        saved.append(kwargs)
+        with open(path, "w") as f:
+            f.write("x")
+
+    writer = snapshot_writers.SimpleWriter(savefun=savefun, flag=1)
+    writer("name", str(tmp_path), object())
+    assert (tmp_path / "name").read_text() == "x" and saved == [{"flag": 1}]
+    assert names(tmp_path) == ["name"]
