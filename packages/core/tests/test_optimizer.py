@@ -42,7 +42,7 @@ def test_hyperparameter_parent_chain_and_repr():
     assert child.get_dict() == {"lr": 0.5, "momentum": 0.9}
     assert repr(child) == "Hyperparameter(lr=0.5, momentum=0.9)"
     with pytest.raises(AttributeError):
-        child.missing
+        _ = child.missing
     clone = pickle.loads(pickle.dumps(child))
     assert clone.lr == 0.5 and clone.momentum == 0.9
 

@@ -116,6 +116,18 @@ from kusari import computational_graph  # noqa: E402
 from kusari import links  # noqa: E402
 from kusari import dataset, datasets, iterators, serializer, serializers  # noqa: E402
 from kusari.serializer import AbstractSerializer, Deserializer, Serializer  # noqa: E402
+from kusari import reporter  # noqa: E402
+from kusari.reporter import (  # noqa: E402
+    DictSummary,
+    Reporter,
+    Summary,
+    get_current_reporter,
+    report,
+    report_scope,
+)
+from kusari import optimizer, optimizer_hooks, optimizers  # noqa: E402
+from kusari.optimizer import GradientMethod, Optimizer, UpdateRule  # noqa: E402
+from kusari import training  # noqa: E402
 
 # `chainer.cuda` is an alias of `chainer.backends.cuda`.
 _sys.modules[__name__ + ".cuda"] = cuda

@@ -43,6 +43,7 @@ from kusari.variable import (
 _cuda_available = cuda.available
 _var_new = object.__new__
 _ref = weakref.ref
+_n_hooks = function_hook._n_registered
 
 
 class FunctionNode:
@@ -123,7 +124,7 @@ class FunctionNode:
             self._check_data_type_forward(in_data)
 
         hooks = None
-        if function_hook._n_registered[0] or self._local_function_hooks:
+        if _n_hooks[0] or self._local_function_hooks:
             hooks = self._all_hooks()
             for hook in hooks:
                 hook.forward_preprocess(self, in_data)
@@ -202,6 +203,11 @@ class FunctionNode:
         return hooks
 
     def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        try:
+            self.check_type_forward(type_check.LightTypeInfoTuple(in_data))
+            return
+        except (type_check.InvalidType, AttributeError, TypeError):
+            pass  # explained below: a missing array, or a full-mode re-check
         for i, d in enumerate(in_data):
             if d is None:
                 raise RuntimeError(
@@ -210,11 +216,6 @@ class FunctionNode:
                     "param.initialize(shape), or let its link infer the shape "
                     "on its first call."
                 )
-        try:
-            self.check_type_forward(type_check.LightTypeInfoTuple(in_data))
-            return
-        except type_check.InvalidType:
-            pass  # re-check in full mode below to explain the failure
         in_types = type_check.get_types(in_data, "in_types", False)
         try:
             with type_check.get_function_check_context(self):

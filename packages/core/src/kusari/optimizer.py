@@ -75,6 +75,9 @@ class Hyperparameter:
             raise AttributeError(f"hyperparameter {name!r} is not set")
         return getattr(parent, name)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
@@ -181,7 +184,7 @@ class UpdateRule:
         return f"{type(self).__name__}({self.hyperparam!r}, t={self.t})"
 
     @property
-    def state(self) -> dict[str, Any] | None:
+    def state(self) -> Any:
         """The per-parameter state dictionary (None before the first update)."""
         return self._state
 

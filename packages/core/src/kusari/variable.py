@@ -586,51 +586,66 @@ class Variable:
         return _bm.absolute(self)
 
     def __add__(self, other: Any) -> Variable:
-        if _plain_ok():
-            if type(other) is Variable:
-                return _plain_result(
-                    self._data + other._data,
-                    self._requires_grad or other._requires_grad,
-                )
-            if type(other) is float or type(other) is int:
+        t = type(other)
+        if t is Variable:
+            if _plain_ok():
+                return _plain_result(self._data + other._data,
+                                     self._requires_grad or other._requires_grad)
+            return _bm.Add().apply((self, other))[0]
+        if t is float or t is int:
+            if _plain_ok():
                 return _plain_result(self._data + other, self._requires_grad)
+            return _bm.AddConstant(other).apply((self,))[0]
         return _bm.add(self, other)
 
     def __radd__(self, other: Any) -> Variable:
-        if _plain_ok() and (type(other) is float or type(other) is int):
-            return _plain_result(other + self._data, self._requires_grad)
+        t = type(other)
+        if t is float or t is int:
+            if _plain_ok():
+                return _plain_result(other + self._data, self._requires_grad)
+            return _bm.AddConstant(other).apply((self,))[0]
         return _bm.add(self, other)
 
     def __sub__(self, other: Any) -> Variable:
-        if _plain_ok():
-            if type(other) is Variable:
-                return _plain_result(
-                    self._data - other._data,
-                    self._requires_grad or other._requires_grad,
-                )
-            if type(other) is float or type(other) is int:
+        t = type(other)
+        if t is Variable:
+            if _plain_ok():
+                return _plain_result(self._data - other._data,
+                                     self._requires_grad or other._requires_grad)
+            return _bm.Sub().apply((self, other))[0]
+        if t is float or t is int:
+            if _plain_ok():
                 return _plain_result(self._data - other, self._requires_grad)
+            return _bm.AddConstant(-other).apply((self,))[0]
         return _bm.sub(self, other)
 
     def __rsub__(self, other: Any) -> Variable:
-        if _plain_ok() and (type(other) is float or type(other) is int):
-            return _plain_result(other - self._data, self._requires_grad)
+        t = type(other)
+        if t is float or t is int:
+            if _plain_ok():
+                return _plain_result(other - self._data, self._requires_grad)
+            return _bm.SubFromConstant(other).apply((self,))[0]
         return _bm.rsub(self, other)
 
     def __mul__(self, other: Any) -> Variable:
-        if _plain_ok():
-            if type(other) is Variable:
-                return _plain_result(
-                    self._data * other._data,
-                    self._requires_grad or other._requires_grad,
-                )
-            if type(other) is float or type(other) is int:
+        t = type(other)
+        if t is Variable:
+            if _plain_ok():
+                return _plain_result(self._data * other._data,
+                                     self._requires_grad or other._requires_grad)
+            return _bm.Mul().apply((self, other))[0]
+        if t is float or t is int:
+            if _plain_ok():
                 return _plain_result(self._data * other, self._requires_grad)
+            return _bm.MulConstant(other).apply((self,))[0]
         return _bm.mul(self, other)
 
     def __rmul__(self, other: Any) -> Variable:
-        if _plain_ok() and (type(other) is float or type(other) is int):
-            return _plain_result(other * self._data, self._requires_grad)
+        t = type(other)
+        if t is float or t is int:
+            if _plain_ok():
+                return _plain_result(other * self._data, self._requires_grad)
+            return _bm.MulConstant(other).apply((self,))[0]
         return _bm.mul(self, other)
 
     def __truediv__(self, other: Any) -> Variable:
@@ -697,6 +712,7 @@ def _plain_result(y: Any, requires_grad: bool) -> Variable:
 
 
 _var_new = object.__new__
+_n_hooks = function_hook._n_registered
 
 
 def _new_variable(data: Any, requires_grad: bool) -> Variable:

@@ -280,7 +280,7 @@ def test_adam_alpha_t_and_deprecated_lr():
     model = Quadratic()
     opt = optimizers.Adam(alpha=0.1).setup(model)
     with pytest.raises(RuntimeError, match="first update"):
-        opt.alpha_t
+        _ = opt.alpha_t
     model.w.grad = np.ones(4)
     opt.update()
     expected = 0.1 * math.sqrt(1 - 0.999) / (1 - 0.9)
@@ -300,7 +300,8 @@ def test_eps_too_small_for_float16_is_rejected():
 
 def test_default_hyperparams_match_chainer():
     assert optimizers.SGD().lr == 0.01
-    assert (optimizers.MomentumSGD().lr, optimizers.MomentumSGD().momentum) == (0.01, 0.9)
+    momentum = optimizers.MomentumSGD()
+    assert (momentum.lr, momentum.momentum) == (0.01, 0.9)
     adam = optimizers.Adam()
     assert (adam.alpha, adam.beta1, adam.beta2, adam.eps, adam.eta) == (
         0.001, 0.9, 0.999, 1e-8, 1.0)

@@ -14,7 +14,7 @@ from kusari.training import extension as extension_module
 def test_stop_trigger_and_elapsed_time(tmp_path):
     trainer = mock_trainer(stop=(7, "iteration"), out=str(tmp_path / "o"))
     with pytest.raises(RuntimeError, match="not been started"):
-        trainer.elapsed_time
+        _ = trainer.elapsed_time
     assert trainer.is_before_training
     trainer.run()
     assert trainer.updater.iteration == 7

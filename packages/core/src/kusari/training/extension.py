@@ -34,7 +34,7 @@ class Extension:
         """The name used when ``extend`` gets none: the class name."""
         return type(self).__name__
 
-    def __call__(self, trainer: Any) -> None:
+    def __call__(self, trainer: Any) -> Any:
         raise NotImplementedError
 
     def initialize(self, trainer: Any) -> None:

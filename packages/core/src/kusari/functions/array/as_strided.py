@@ -63,7 +63,8 @@ class AsStrided(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         self._in_shape = x.shape
-        buf = x.reshape(-1)  # a view when x is contiguous
+        xp = backend.get_array_module(x)
+        buf = xp.ascontiguousarray(x).reshape(-1)  # a view when x is contiguous
         lo, _ = _extent(self.shape, self.strides, self.storage_offset)
         y = _strided(buf[lo:], self.shape, self.strides, self.storage_offset - lo)
         return y,

@@ -119,17 +119,43 @@ def max_indices(x: Any, y: Any, pp: PoolParams) -> Any:
     return idx
 
 
+def _flat_positions(idx: Any, pp: PoolParams, P: tuple[int, ...], xp: Any) -> Any:
+    """Flat position in the padded ``(N, C, *P)`` array of each selected element."""
+    out = tuple(idx.shape[2:])
+    nd = len(P)
+    pstr = [1] * nd
+    for a in range(nd - 2, -1, -1):
+        pstr[a] = pstr[a + 1] * P[a + 1]
+    off = numpy.zeros(pp.k, dtype=numpy.int64)
+    base = numpy.zeros(out, dtype=numpy.int64)
+    for a in range(nd):
+        sh = [1] * nd
+        sh[a] = -1
+        off = off + (numpy.arange(pp.k[a]) * pstr[a]).reshape(sh)
+        base = base + (numpy.arange(out[a]) * pp.s[a] * pstr[a]).reshape(sh)
+    plane = pstr[0] * P[0]
+    nc = idx.shape[0] * idx.shape[1]
+    lead = (xp.arange(nc, dtype=numpy.int64) * plane).reshape(idx.shape[:2] + (1,) * nd)
+    return lead + xp.asarray(base) + xp.asarray(off.ravel())[idx]
+
+
 def index_scatter(idx: Any, g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> Any:
     """``res[window(i) at idx[i]] += g[i]``; ``res`` has spatial size ``outsz``."""
     xp = _xp(g)
     insz = tuple(g.shape[2:])
     P = tuple(max(n + 2 * p, (o - 1) * s + k)
               for n, p, o, s, k in zip(outsz, pp.p, insz, pp.s, pp.k))
-    res = xp.zeros(g.shape[:2] + P, dtype=g.dtype)
-    zero = g.dtype.type(0)
-    for o, off in enumerate(pp.offsets()):
-        res[pp.window(off, insz)] += xp.where(idx == o, g, zero)
-    return res[pp.crop(outsz)]
+    size = g.shape[0] * g.shape[1]
+    for v in P:
+        size *= v
+    flat = _flat_positions(idx, pp, P, xp).ravel()
+    if all(s >= k for s, k in zip(pp.s, pp.k)):
+        # Windows do not overlap: every position is written at most once.
+        res = xp.zeros(size, dtype=g.dtype)
+        res[flat] = g.ravel()
+    else:
+        res = xp.bincount(flat, weights=g.ravel(), minlength=size).astype(g.dtype)
+    return res.reshape(g.shape[:2] + P)[pp.crop(outsz)]
 
 
 def index_gather(idx: Any, x: Any, pp: PoolParams) -> Any:

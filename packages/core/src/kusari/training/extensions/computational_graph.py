@@ -27,7 +27,7 @@ class DumpGraph(extension.Extension):
         out_name: Deprecated alias of ``filename``.
     """
 
-    default_name = "dump_graph"  # type: ignore[assignment]
+    default_name = "dump_graph"
     priority = extension.PRIORITY_READER
 
     def __init__(self, root_name: str, filename: str | None = None,
@@ -49,7 +49,7 @@ class DumpGraph(extension.Extension):
             self._original_flag = bool(getattr(config, "keep_graph_on_report", False))
             config.keep_graph_on_report = True
 
-    def trigger(self, trainer: Any) -> bool:  # type: ignore[override]
+    def trigger(self, trainer: Any) -> bool:
         return not self._flag_called
 
     def __call__(self, trainer: Any) -> None:

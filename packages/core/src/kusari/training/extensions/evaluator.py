@@ -32,7 +32,7 @@ class Evaluator(extension.Extension):
     """
 
     trigger = (1, "epoch")
-    default_name = "validation"  # type: ignore[assignment]
+    default_name = "validation"
     priority = extension.PRIORITY_WRITER
     name = None
 

@@ -46,7 +46,7 @@ class ParameterStatistics(extension.Extension):
             computing statistics.
     """
 
-    default_name = "parameter_statistics"  # type: ignore[assignment]
+    default_name = "parameter_statistics"
     priority = extension.PRIORITY_WRITER
     report_key_template = "{prefix}{link_name}{param_name}/{attr_name}/{function_name}"
 
