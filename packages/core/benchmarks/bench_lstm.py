@@ -64,6 +64,19 @@ def _kusari_embed(units: int) -> tuple[Any, Callable[[Any, Any], Any]]:
     return holder, lambda link, ids: F.get_item(link.W, ids)
 
 
+def _kusari_separate(x: Any, axis: int) -> list[Any]:
+    import kusari.functions as F
+
+    if hasattr(F, "separate"):
+        return list(F.separate(x, axis=axis))
+    index: list[Any] = [slice(None)] * x.ndim
+    out = []
+    for k in range(x.shape[axis]):
+        index[axis] = k
+        out.append(x[tuple(index)])
+    return out
+
+
 def _kusari_concat(xs: list[Any], axis: int = 0) -> Any:
     import kusari.functions as F
 
@@ -96,9 +109,9 @@ def kusari_lstm_loop(units: int) -> Callable[[], float]:
         model.l1.reset_state()
         model.l2.reset_state()
         hs = []
-        for t in range(STEPS):
-            h = model.l2(model.l1(lookup(model.embed, xs[:, t])))
-            hs.append(h)
+        # one lookup for all steps, then per-step slices (as the torch model does)
+        for e_t in _kusari_separate(lookup(model.embed, xs), 1):
+            hs.append(model.l2(model.l1(e_t)))
         y = model.out(_kusari_concat(hs, 0))
         loss = F.softmax_cross_entropy(y, t_flat)
         model.cleargrads()
@@ -128,7 +141,7 @@ def kusari_nstep(units: int) -> Callable[[], float]:
 
     def step() -> float:
         e = lookup(model.embed, xs)  # (BATCH, STEPS, units)
-        seqs = [e[i] for i in range(BATCH)]
+        seqs = _kusari_separate(e, 0)
         _, _, ys = model.rnn(None, None, seqs)
         y = model.out(_kusari_concat(ys, 0))
         loss = F.softmax_cross_entropy(y, t_flat)
@@ -188,7 +201,7 @@ def torch_steps(units: int) -> dict[str, Callable[[], float]]:
             opt.zero_grad()
             loss.backward()
             opt.step()
-            return float(loss)
+            return float(loss.item())
 
         return step
 

@@ -131,3 +131,10 @@ def test_unchain_variables(tmp_path):
     with kusari.using_config("keep_graph_on_report", True):
         trainer.run()
     assert kept[0].creator is None
+
+
+def test_evaluator_progress_bar(capsys):
+    it = iterators.SerialIterator(make_dataset(6), 4, repeat=False, shuffle=False)
+    extensions.Evaluator(it, TinyMLP(), progress_bar=True)()
+    out = capsys.readouterr().out
+    assert "validation [" in out and "100.00%" in out

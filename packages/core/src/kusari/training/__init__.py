@@ -6,7 +6,16 @@ Example:
     IntervalTrigger(1, 'epoch')
 """
 
-from kusari.training import extension, extensions, trainer, triggers, updaters, util
+from kusari.training import (
+    extension,
+    extensions,
+    trainer,
+    trigger,
+    triggers,
+    updater,
+    updaters,
+    util,
+)
 from kusari.training._updater import Updater
 from kusari.training.extension import (
     PRIORITY_EDITOR,

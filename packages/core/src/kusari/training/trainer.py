@@ -210,6 +210,9 @@ class Trainer:
             if hasattr(entry.trigger, "serialize"):
                 entry.trigger.serialize(t[name])
         if isinstance(serializer, serializer_module.Serializer):
-            serializer("_snapshot_elapsed_time", self.elapsed_time)
+            elapsed = (self._snapshot_elapsed_time
+                       if self._start_at is None and not self._done
+                       else self.elapsed_time)
+            serializer("_snapshot_elapsed_time", elapsed)
         else:
             self._snapshot_elapsed_time = serializer("_snapshot_elapsed_time", 0.0)

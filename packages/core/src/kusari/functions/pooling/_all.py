@@ -12,6 +12,12 @@ from kusari.functions.pooling.max_pooling_nd import (
     max_pooling_3d,
     max_pooling_nd,
 )
+from kusari.functions.pooling.roi_average_align_2d import roi_average_align_2d
+from kusari.functions.pooling.roi_average_pooling_2d import roi_average_pooling_2d
+from kusari.functions.pooling.roi_max_align_2d import roi_max_align_2d
+from kusari.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d
+from kusari.functions.pooling.roi_pooling_2d import roi_pooling_2d
+from kusari.functions.pooling.spatial_pyramid_pooling_2d import spatial_pyramid_pooling_2d
 from kusari.functions.pooling.unpooling_2d import unpooling_2d
 from kusari.functions.pooling.unpooling_nd import unpooling_1d, unpooling_3d, unpooling_nd
 from kusari.functions.pooling.upsampling_2d import upsampling_2d
@@ -25,6 +31,12 @@ __all__ = [
     "max_pooling_2d",
     "max_pooling_3d",
     "max_pooling_nd",
+    "roi_average_align_2d",
+    "roi_average_pooling_2d",
+    "roi_max_align_2d",
+    "roi_max_pooling_2d",
+    "roi_pooling_2d",
+    "spatial_pyramid_pooling_2d",
     "unpooling_1d",
     "unpooling_2d",
     "unpooling_3d",

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import math
+import sys
+import time
 import warnings
 from typing import Any
 
@@ -28,7 +31,7 @@ class Evaluator(extension.Extension):
         device: Where to send batches.
         eval_hook: Called as ``eval_hook(evaluator)`` before evaluation.
         eval_func: Called on each batch; the main target by default.
-        progress_bar: Accepted for compatibility (no bar is shown).
+        progress_bar: Show a progress bar of the evaluation on stdout.
     """
 
     trigger = (1, "epoch")
@@ -95,6 +98,7 @@ class Evaluator(extension.Extension):
                           DeprecationWarning, stacklevel=2)
             it = copy.copy(iterator)
         summary = reporter_module.DictSummary()
+        bar = _IteratorProgressBar(it) if self._progress_bar else None
         for batch in it:
             observation: dict[str, Any] = {}
             with reporter_module.report_scope(observation):
@@ -107,8 +111,41 @@ class Evaluator(extension.Extension):
                     else:
                         eval_func(in_arrays)
             summary.add(observation)
+            if bar is not None:
+                bar.update()
+        if bar is not None:
+            bar.close()
         return summary.compute_mean()
 
     def finalize(self) -> None:
         for iterator in self._iterators.values():
             iterator.finalize()
+
+
+class _IteratorProgressBar:
+    """A small progress bar over one pass of an evaluation iterator."""
+
+    def __init__(self, iterator: Any, bar_length: int = 50) -> None:
+        n = len(getattr(iterator, "dataset", ()))
+        batch_size = getattr(iterator, "batch_size", 0)
+        self._total = math.ceil(n / batch_size) if n and batch_size else 0
+        self._count = 0
+        self._bar_length = bar_length
+        self._start = time.perf_counter()
+
+    def update(self) -> None:
+        self._count += 1
+        out = sys.stdout
+        rate = self._count / self._total if self._total else 0.0
+        marks = "#" * int(min(rate, 1.0) * self._bar_length)
+        speed = self._count / max(time.perf_counter() - self._start, 1e-9)
+        out.write("\033[J")
+        out.write(f"validation [{marks}{'.' * (self._bar_length - len(marks))}] "
+                  f"{rate:6.2%}\n")
+        out.write(f"{self._count:10} iterations, {speed:10.5g} iters/sec\n")
+        out.write("\033[2A")
+        out.flush()
+
+    def close(self) -> None:
+        sys.stdout.write("\033[J")
+        sys.stdout.flush()

@@ -1,0 +1,220 @@
+"""N-dimensional transposed convolution links (``DeconvolutionND``,
+``Deconvolution1D``, ``Deconvolution3D``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from kusari import initializers, link, variable
+from kusari.functions.connection import deconvolution_nd as deconvnd_module
+from kusari.links.connection.convolution_2d import _check_groups
+from kusari.links.connection.convolution_nd import _as_tuple
+
+
+class DeconvolutionND(link.Link):
+    """N-dimensional transposed convolution (deconvolution) layer.
+
+    Holds a filter ``W`` of shape ``(in_channels, out_channels / groups, k_1,
+    ..., k_N)`` and a bias ``b`` of shape ``(out_channels,)``, and applies
+    :func:`~kusari.functions.deconvolution_nd`.
+
+    Args:
+        ndim: Number of spatial dimensions.
+        in_channels: Number of input channels; None infers it from the first
+            input. ``DeconvolutionND(ndim, out_channels, ksize)`` is the short
+            form.
+        out_channels: Number of output channels.
+        ksize: Filter size (int or tuple).
+        stride: Stride (int or tuple).
+        pad: Padding removed from the output (int or tuple).
+        nobias: Leave out the bias.
+        outsize: Output spatial size; inferred when None.
+        initialW: Initializer of ``W``; LeCunNormal by default.
+        initial_bias: Initializer of ``b``; zero by default.
+        dilate: Dilation (int or tuple).
+        groups: Number of channel groups.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.links as L
+        >>> L.DeconvolutionND(1, 2, 3, 2)(np.zeros((1, 2, 4), np.float32)).shape
+        (1, 3, 5)
+    """
+
+    _name = "DeconvolutionND"
+
+    def __init__(
+        self,
+        ndim: int,
+        in_channels: int | None,
+        out_channels: Any,
+        ksize: Any = None,
+        stride: Any = 1,
+        pad: Any = 0,
+        nobias: bool = False,
+        outsize: Any = None,
+        initialW: Any = None,
+        initial_bias: Any = None,
+        dilate: Any = 1,
+        groups: int = 1,
+    ) -> None:
+        super().__init__()
+        if ksize is None:
+            out_channels, ksize, in_channels = in_channels, out_channels, None
+        name = self._name
+        if ksize is None or out_channels is None:
+            raise ValueError(f"{name}: out_channels and ksize are required")
+        self.ndim = ndim
+        self.ksize = _as_tuple(ksize, ndim, name, "ksize")
+        self.stride = _as_tuple(stride, ndim, name, "stride")
+        self.pad = _as_tuple(pad, ndim, name, "pad")
+        self.dilate = _as_tuple(dilate, ndim, name, "dilate")
+        self.outsize = outsize
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.groups = int(groups)
+        if self.groups < 1:
+            raise ValueError(f"{name}: groups must be positive, got {groups}")
+        with self.init_scope():
+            self.W = variable.Parameter(initializers._get_initializer(initialW))
+            if in_channels is not None:
+                self._initialize_params(in_channels)
+            if nobias:
+                self.b = None
+            else:
+                bias_init = 0 if initial_bias is None else initial_bias
+                self.b = variable.Parameter(
+                    initializers._get_initializer(bias_init), out_channels
+                )
+
+    def _initialize_params(self, in_channels: int) -> None:
+        _check_groups(self._name, in_channels, self.out_channels, self.groups)
+        self.in_channels = in_channels
+        shape = (in_channels, self.out_channels // self.groups) + self.ksize
+        self.W.initialize(shape)
+
+    @property
+    def printable_specs(self) -> Iterator[tuple[str, Any]]:
+        yield "in_channels", self.in_channels
+        yield "out_channels", self.out_channels
+        yield "ksize", self.ksize
+        yield "stride", self.stride
+        yield "pad", self.pad
+        yield "nobias", self.b is None
+        yield "outsize", self.outsize
+        yield "dilate", self.dilate
+        yield "groups", self.groups
+
+    @classmethod
+    def from_params(
+        cls,
+        W: Any,
+        b: Any = None,
+        stride: Any = 1,
+        pad: Any = 0,
+        nobias: bool = False,
+        **kwargs: Any,
+    ) -> DeconvolutionND:
+        """Build a link whose parameters start from the given arrays.
+
+        ``kwargs`` may hold ``outsize``, ``dilate`` and ``groups``.
+        """
+        W = getattr(W, "array", W)
+        groups = kwargs.get("groups", 1)
+        in_channels, out_per_group = W.shape[:2]
+        ksize = tuple(W.shape[2:])
+        b = None if b is None else getattr(b, "array", b)
+        args: tuple[Any, ...] = (in_channels, out_per_group * groups, ksize)
+        if cls is DeconvolutionND:
+            args = (len(ksize),) + args
+        return cls(
+            *args,
+            stride=stride,
+            pad=pad,
+            nobias=nobias or b is None,
+            initialW=W,
+            initial_bias=b,
+            **kwargs,
+        )
+
+    def forward(self, x: Any) -> Any:
+        if self.W.array is None:
+            self._initialize_params(x.shape[1])
+        return deconvnd_module.deconvolution_nd(
+            x,
+            self.W,
+            self.b,
+            self.stride,
+            self.pad,
+            outsize=self.outsize,
+            dilate=self.dilate,
+            groups=self.groups,
+        )
+
+
+class Deconvolution1D(DeconvolutionND):
+    """One-dimensional deconvolution layer (:class:`DeconvolutionND` with
+    ``ndim=1``).
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.links as L
+        >>> L.Deconvolution1D(2, 3, 2)(np.zeros((1, 2, 4), np.float32)).shape
+        (1, 3, 5)
+    """
+
+    _name = "Deconvolution1D"
+
+    def __init__(
+        self,
+        in_channels: int | None,
+        out_channels: Any,
+        ksize: Any = None,
+        stride: Any = 1,
+        pad: Any = 0,
+        nobias: bool = False,
+        outsize: Any = None,
+        initialW: Any = None,
+        initial_bias: Any = None,
+        dilate: Any = 1,
+        groups: int = 1,
+    ) -> None:
+        super().__init__(
+            1, in_channels, out_channels, ksize, stride, pad, nobias, outsize,
+            initialW, initial_bias, dilate, groups,
+        )
+
+
+class Deconvolution3D(DeconvolutionND):
+    """Three-dimensional deconvolution layer (:class:`DeconvolutionND` with
+    ``ndim=3``).
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.links as L
+        >>> y = L.Deconvolution3D(1, 2, 2)(np.zeros((1, 1, 2, 2, 2), np.float32))
+        >>> y.shape
+        (1, 2, 3, 3, 3)
+    """
+
+    _name = "Deconvolution3D"
+
+    def __init__(
+        self,
+        in_channels: int | None,
+        out_channels: Any,
+        ksize: Any = None,
+        stride: Any = 1,
+        pad: Any = 0,
+        nobias: bool = False,
+        outsize: Any = None,
+        initialW: Any = None,
+        initial_bias: Any = None,
+        dilate: Any = 1,
+        groups: int = 1,
+    ) -> None:
+        super().__init__(
+            3, in_channels, out_channels, ksize, stride, pad, nobias, outsize,
+            initialW, initial_bias, dilate, groups,
+        )
