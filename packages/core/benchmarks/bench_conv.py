@@ -47,25 +47,38 @@ def blas_threads() -> int:
     return os.cpu_count() or 1
 
 
-def _time(fn: Callable[[], Any], setup: Callable[[], Any] | None, inner: int) -> float:
+def _time(
+    fn: Callable[..., Any], setup: Callable[[], Any] | None, inner: int
+) -> float:
     total = 0.0
     for _ in range(inner):
-        arg = setup() if setup is not None else None
-        t0 = time.perf_counter()
-        fn() if setup is None else fn(arg)  # type: ignore[call-arg]
+        if setup is None:
+            t0 = time.perf_counter()
+            fn()
+        else:
+            arg = setup()
+            t0 = time.perf_counter()
+            fn(arg)
         total += time.perf_counter() - t0
     return total / inner
 
 
 class KusariCase:
-    def __init__(self, xs: tuple[int, ...], ws: tuple[int, ...] | None, stride: int,
-                 rng: np.random.Generator) -> None:
+    def __init__(
+        self,
+        xs: tuple[int, ...],
+        ws: tuple[int, ...] | None,
+        stride: int,
+        rng: np.random.Generator,
+    ) -> None:
         import kusari
         import kusari.functions as F
 
         self.kusari, self.F = kusari, F
         self.x = rng.standard_normal(xs).astype(np.float32)
-        self.W = None if ws is None else (rng.standard_normal(ws) * 0.1).astype(np.float32)
+        self.W = (
+            None if ws is None else (rng.standard_normal(ws) * 0.1).astype(np.float32)
+        )
         self.stride = stride
         y = self._apply(self.x, self.W)
         self.gy = rng.standard_normal(y.shape).astype(np.float32)
@@ -124,6 +137,7 @@ def main() -> None:
     parser.add_argument("--cases", default=",".join(CASES))
     args = parser.parse_args()
 
+    torch: Any
     try:
         import torch
     except ImportError:
@@ -131,9 +145,14 @@ def main() -> None:
     nthreads = blas_threads()
     if torch is not None:
         torch.set_num_threads(nthreads)
-    print(f"numpy {np.__version__}, BLAS threads {nthreads}"
-          + (f", torch {torch.__version__} threads {torch.get_num_threads()}"
-             if torch is not None else ", torch not available"))
+    print(
+        f"numpy {np.__version__}, BLAS threads {nthreads}"
+        + (
+            f", torch {torch.__version__} threads {torch.get_num_threads()}"
+            if torch is not None
+            else ", torch not available"
+        )
+    )
     header = f"{'case':<10} {'pass':<8} {'kusari ms':>10} {'torch ms':>10} {'ratio':>7}"
     print(header)
     print("-" * len(header))
@@ -157,10 +176,14 @@ def main() -> None:
                 else:
                     best_k = min(best_k, _time(kc.backward, kc.setup_backward, inner))
                     if tc is not None:
-                        best_t = min(best_t, _time(tc.backward, tc.setup_backward, inner))
+                        best_t = min(
+                            best_t, _time(tc.backward, tc.setup_backward, inner)
+                        )
             tcol = f"{best_t * 1e3:10.2f}" if tc is not None else f"{'-':>10}"
             ratio = f"{best_k / best_t:7.2f}" if tc is not None else f"{'-':>7}"
-            print(f"{name:<10} {pass_:<8} {best_k * 1e3:10.2f} {tcol} {ratio}", flush=True)
+            print(
+                f"{name:<10} {pass_:<8} {best_k * 1e3:10.2f} {tcol} {ratio}", flush=True
+            )
 
 
 if __name__ == "__main__":

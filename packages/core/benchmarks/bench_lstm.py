@@ -60,7 +60,9 @@ def _kusari_embed(units: int) -> tuple[Any, Callable[[Any, Any], Any]]:
     holder = kusari.Link()
     with holder.init_scope():
         rng = np.random.default_rng(1)
-        holder.W = kusari.Parameter(rng.standard_normal((VOCAB, units)).astype(np.float32))
+        holder.W = kusari.Parameter(
+            rng.standard_normal((VOCAB, units)).astype(np.float32)
+        )
     return holder, lambda link, ids: F.get_item(link.W, ids)
 
 
@@ -94,7 +96,7 @@ def kusari_lstm_loop(units: int) -> Callable[[], float]:
     import kusari.optimizers as O
 
     embed, lookup = _kusari_embed(units)
-    model = kusari.Chain()
+    model: Any = kusari.Chain()
     with model.init_scope():
         model.embed = embed
         model.l1 = L.LSTM(units, units)
@@ -129,7 +131,7 @@ def kusari_nstep(units: int) -> Callable[[], float]:
     import kusari.optimizers as O
 
     embed, lookup = _kusari_embed(units)
-    model = kusari.Chain()
+    model: Any = kusari.Chain()
     with model.init_scope():
         model.embed = embed
         model.rnn = L.NStepLSTM(2, units, units, 0.0)
@@ -232,15 +234,19 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     for _ in range(args.repeat):
         for name, step in steps.items():
             best[name] = min(best[name], _best_of(step, 1))
-    print(f"PTB LSTM LM train step (units {args.units}, batch {BATCH}, {STEPS} steps, "
-          f"vocab {VOCAB}), best of {args.repeat}, seconds:")
+    print(
+        f"PTB LSTM LM train step (units {args.units}, batch {BATCH}, {STEPS} steps, "
+        f"vocab {VOCAB}), best of {args.repeat}, seconds:"
+    )
     ref = best.get("torch LSTMCell loop")
     for name, sec in best.items():
         ratio = f"  {sec / ref:5.2f}x torch LSTMCell loop" if ref else ""
         print(f"  {name:<22} {sec:7.3f}{ratio}")
     if "torch nn.LSTM" in best:
-        print(f"  kusari L.NStepLSTM / torch nn.LSTM: "
-              f"{best['kusari L.NStepLSTM'] / best['torch nn.LSTM']:.2f}x")
+        print(
+            f"  kusari L.NStepLSTM / torch nn.LSTM: "
+            f"{best['kusari L.NStepLSTM'] / best['torch nn.LSTM']:.2f}x"
+        )
     return best
 
 

@@ -240,3 +240,21 @@ def test_update_rule_base_raises_not_implemented():
     p.grad = np.zeros(1, dtype=np.float32)
     with pytest.raises(NotImplementedError):
         rule.update(p)
+
+
+def test_dynamic_loss_scale_is_serialized():
+    model = Tiny()
+    opt = optimizers.SGD(lr=0.1).setup(model)
+    opt.loss_scaling(interval=2)
+    opt.update(loss_of(model))
+    opt.update(loss_of(model))
+    s = DictionarySerializer()
+    opt.serialize(s)
+    fresh = optimizers.SGD(lr=0.1).setup(Tiny())
+    fresh.loss_scaling(interval=2)
+    fresh.serialize(NpzDeserializer(s.target))
+    assert fresh._loss_scale == opt._loss_scale == 4.0
+    plain = optimizers.SGD().setup(Tiny())
+    plain.loss_scaling()
+    plain.serialize(NpzDeserializer({"t": 0, "epoch": 0, "W/t": 0, "b/t": 0}))
+    assert plain._loss_scale == 1.0

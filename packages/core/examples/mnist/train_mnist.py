@@ -17,11 +17,11 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import kusari  # noqa: E402
-import kusari.functions as F  # noqa: E402
-import kusari.links as L  # noqa: E402
-from kusari import training  # noqa: E402
-from kusari.training import extensions  # noqa: E402
+import kusari
+import kusari.functions as F
+import kusari.links as L
+from kusari import training
+from kusari.training import extensions
 
 
 class MLP(kusari.Chain):
@@ -43,38 +43,60 @@ class MLP(kusari.Chain):
 def load_data():
     try:
         return kusari.datasets.get_mnist(), "MNIST"
-    except Exception as e:  # noqa: BLE001 - any download failure means offline
+    except Exception as e:  # any download failure means offline
         from _offline import synthetic_digits
 
-        print(f"MNIST is not available ({type(e).__name__}: {e}).\n"
-              "Training on a small GENERATED digits-like dataset instead.",
-              file=sys.stderr)
+        print(
+            f"MNIST is not available ({type(e).__name__}: {e}).\n"
+            "Training on a small GENERATED digits-like dataset instead.",
+            file=sys.stderr,
+        )
         return synthetic_digits(), "generated digits"
 
 
 def main(argv: list[str] | None = None) -> float:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--batchsize", "-b", type=int, default=100)
     parser.add_argument("--epoch", "-e", type=int, default=20)
-    parser.add_argument("--frequency", "-f", type=int, default=-1,
-                        help="snapshot every this many epochs (-1: at the end)")
-    parser.add_argument("--device", "-d", default="@numpy",
-                        help="'@numpy', '@cupy:0', or an int (-1 for the CPU)")
+    parser.add_argument(
+        "--frequency",
+        "-f",
+        type=int,
+        default=-1,
+        help="snapshot every this many epochs (-1: at the end)",
+    )
+    parser.add_argument(
+        "--device",
+        "-d",
+        default="@numpy",
+        help="'@numpy', '@cupy:0', or an int (-1 for the CPU)",
+    )
     parser.add_argument("--out", "-o", default="result")
     parser.add_argument("--resume", "-r", default="", help="snapshot to resume from")
-    parser.add_argument("--autoload", action="store_true",
-                        help="resume from the latest snapshot in --out if any")
+    parser.add_argument(
+        "--autoload",
+        action="store_true",
+        help="resume from the latest snapshot in --out if any",
+    )
     parser.add_argument("--unit", "-u", type=int, default=1000)
     parser.add_argument("--noplot", dest="plot", action="store_false")
-    parser.add_argument("--max-iterations", type=int, default=0,
-                        help="stop after this many iterations (smoke tests)")
+    parser.add_argument(
+        "--max-iterations",
+        type=int,
+        default=0,
+        help="stop after this many iterations (smoke tests)",
+    )
     args = parser.parse_args(argv)
 
-    device = kusari.get_device(int(args.device) if args.device.lstrip("-").isdigit()
-                               else args.device)
-    print(f"Device: {device}  Units: {args.unit}  Minibatch: {args.batchsize}  "
-          f"Epochs: {args.epoch}")
+    device = kusari.get_device(
+        int(args.device) if args.device.lstrip("-").isdigit() else args.device
+    )
+    print(
+        f"Device: {device}  Units: {args.unit}  Minibatch: {args.batchsize}  "
+        f"Epochs: {args.epoch}"
+    )
 
     model = L.Classifier(MLP(args.unit, 10))
     model.to_device(device)
@@ -85,30 +107,55 @@ def main(argv: list[str] | None = None) -> float:
     (train, test), name = load_data()
     print(f"Dataset: {name} ({len(train)} train / {len(test)} test examples)")
     train_iter = kusari.iterators.SerialIterator(train, args.batchsize)
-    test_iter = kusari.iterators.SerialIterator(test, args.batchsize,
-                                                repeat=False, shuffle=False)
+    test_iter = kusari.iterators.SerialIterator(
+        test, args.batchsize, repeat=False, shuffle=False
+    )
     updater = training.updaters.StandardUpdater(train_iter, optimizer, device=device)
-    stop = (args.max_iterations, "iteration") if args.max_iterations else \
-        (args.epoch, "epoch")
+    stop = (
+        (args.max_iterations, "iteration")
+        if args.max_iterations
+        else (args.epoch, "epoch")
+    )
     trainer = training.Trainer(updater, stop, out=args.out)
 
-    trainer.extend(extensions.Evaluator(test_iter, model, device=device),
-                   call_before_training=True)
+    trainer.extend(
+        extensions.Evaluator(test_iter, model, device=device), call_before_training=True
+    )
     trainer.extend(extensions.DumpGraph("main/loss"))
     frequency = args.epoch if args.frequency == -1 else max(1, args.frequency)
-    trainer.extend(extensions.snapshot(n_retains=1, autoload=args.autoload),
-                   trigger=(frequency, "epoch"))
+    trainer.extend(
+        extensions.snapshot(n_retains=1, autoload=args.autoload),
+        trigger=(frequency, "epoch"),
+    )
     trainer.extend(extensions.LogReport(), call_before_training=True)
     if args.plot and extensions.PlotReport.available():
-        trainer.extend(extensions.PlotReport(
-            ["main/loss", "validation/main/loss"], "epoch", file_name="loss.png"),
-            call_before_training=True)
-        trainer.extend(extensions.PlotReport(
-            ["main/accuracy", "validation/main/accuracy"], "epoch",
-            file_name="accuracy.png"), call_before_training=True)
-    trainer.extend(extensions.PrintReport(
-        ["epoch", "main/loss", "validation/main/loss", "main/accuracy",
-         "validation/main/accuracy", "elapsed_time"]), call_before_training=True)
+        trainer.extend(
+            extensions.PlotReport(
+                ["main/loss", "validation/main/loss"], "epoch", file_name="loss.png"
+            ),
+            call_before_training=True,
+        )
+        trainer.extend(
+            extensions.PlotReport(
+                ["main/accuracy", "validation/main/accuracy"],
+                "epoch",
+                file_name="accuracy.png",
+            ),
+            call_before_training=True,
+        )
+    trainer.extend(
+        extensions.PrintReport(
+            [
+                "epoch",
+                "main/loss",
+                "validation/main/loss",
+                "main/accuracy",
+                "validation/main/accuracy",
+                "elapsed_time",
+            ]
+        ),
+        call_before_training=True,
+    )
     trainer.extend(extensions.ProgressBar())
     if args.resume:
         kusari.serializers.load_npz(args.resume, trainer)
@@ -121,8 +168,10 @@ def main(argv: list[str] | None = None) -> float:
         accuracy = float(log[-1]["validation/main/accuracy"])
     out = os.path.abspath(args.out)
     print(f"\nFinal test accuracy: {accuracy:.4f}")
-    print(f"Results are in {out}: 'log' (JSON per epoch), snapshot_iter_*, "
-          "cg.dot (the graph), loss.png and accuracy.png (plots).")
+    print(
+        f"Results are in {out}: 'log' (JSON per epoch), snapshot_iter_*, "
+        "cg.dot (the graph), loss.png and accuracy.png (plots)."
+    )
     return accuracy
 
 

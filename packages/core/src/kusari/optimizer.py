@@ -67,11 +67,10 @@ class Hyperparameter:
         self._parent = parent
 
     def __getattr__(self, name: str) -> Any:
-        # Only called for attributes not found normally.
-        if name.startswith("__") or "_parent" not in self.__dict__:
-            raise AttributeError(name)
-        parent = self.__dict__["_parent"]
-        if parent is None:
+        # Only called for attributes not found normally; it sits on the hot
+        # path of every update, hence the plain dict access.
+        parent = self.__dict__.get("_parent")
+        if parent is None or name[:2] == "__":
             raise AttributeError(f"hyperparameter {name!r} is not set")
         return getattr(parent, name)
 
@@ -429,7 +428,12 @@ class Optimizer:
         self.t = serializer("t", self.t)
         self.epoch = serializer("epoch", self.epoch)
         if self._loss_scaling_is_dynamic:
-            self._loss_scale = serializer("loss_scale", self._loss_scale)
+            try:
+                self._loss_scale = float(serializer("loss_scale", self._loss_scale))
+                self._loss_scaling_isnan_ever = bool(serializer(
+                    "loss_scaling_isnan_ever", self._loss_scaling_isnan_ever))
+            except KeyError:
+                pass  # saved without dynamic scaling: keep the current scale
         for name, param in self.target.namedparams():
             rule = getattr(param, "update_rule", None)
             if rule is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from _training_helpers import build_real_trainer
@@ -82,19 +84,22 @@ def test_snapshot_argument_errors():
         assert extensions.snapshot(num_retain=3).n_retains == 3
 
 
+# Python >= 3.12 warns when forking a process that has threads.
+@pytest.mark.filterwarnings("ignore:.*use of fork\\(\\) may lead to deadlocks")
 @pytest.mark.parametrize("writer_cls", [
     snapshot_writers.SimpleWriter, snapshot_writers.ThreadWriter,
     snapshot_writers.ProcessWriter, snapshot_writers.ThreadQueueWriter,
     snapshot_writers.ProcessQueueWriter])
 def test_writers(tmp_path, writer_cls):
-    trainer = build_real_trainer(tmp_path, stop=(4, "iteration"))
+    trainer = build_real_trainer(tmp_path, stop=(6, "iteration"))
     writer = writer_cls()
-    trainer.extend(extensions.snapshot(writer=writer), trigger=(2, "iteration"))
+    trainer.extend(extensions.snapshot(writer=writer, n_retains=2),
+                   trigger=(2, "iteration"))
     trainer.run()
     out = tmp_path / "result"
-    assert names(out) == ["snapshot_iter_2", "snapshot_iter_4"]
-    fresh = build_real_trainer(tmp_path, stop=(4, "iteration"), seed=9)
-    load_npz(str(out / "snapshot_iter_4"), fresh)
+    assert names(out) == ["snapshot_iter_4", "snapshot_iter_6"]
+    fresh = build_real_trainer(tmp_path, stop=(6, "iteration"), seed=9)
+    load_npz(str(out / "snapshot_iter_6"), fresh)
     np.testing.assert_array_equal(
         fresh.updater.get_optimizer("main").target.W1.array,
         trainer.updater.get_optimizer("main").target.W1.array)
@@ -112,3 +117,30 @@ def test_writer_with_custom_savefun(tmp_path):
     writer("name", str(tmp_path), object())
     assert (tmp_path / "name").read_text() == "x" and saved == [{"flag": 1}]
     assert names(tmp_path) == ["name"]
+
+
+def test_latest_snapshot_ties_broken_by_number(tmp_path):
+    from kusari.training.extensions import _snapshot
+
+    for name in ("snapshot_iter_9", "snapshot_iter_10", "other"):
+        (tmp_path / name).write_text("x")
+        os.utime(tmp_path / name, ns=(10**9, 10**9))
+    fmt = "snapshot_iter_{.updater.iteration}"
+    assert _snapshot._find_latest_snapshot(fmt, str(tmp_path)) == "snapshot_iter_10"
+    assert list(_snapshot._find_stale_snapshots(fmt, str(tmp_path), 1)) == [
+        "snapshot_iter_9"]
+
+
+def test_savefun_receives_a_dict_like_chainer(tmp_path):
+    got = []
+
+    def savefun(path, target):
+        got.append(sorted(target)[:2])
+        np.savez(path, **target)
+
+    trainer = build_real_trainer(tmp_path, stop=(1, "iteration"))
+    trainer.extend(extensions.snapshot(savefun=savefun, filename="s.npz"),
+                   trigger=(1, "iteration"))
+    trainer.run()
+    assert got and all(isinstance(k, str) for k in got[0])
+    assert "updater/iteration" in np.load(tmp_path / "result" / "s.npz").files

@@ -25,13 +25,19 @@ def conv_ref(x, W, b=None, stride=1, pad=0, cover_all=False, dilate=1, groups=1)
     N, C = x.shape[:2]
     O = W.shape[0]
     k = W.shape[2:]
-    out = tuple(get_conv_outsize(n, kk, ss, pp, cover_all, dd)
-                for n, kk, ss, pp, dd in zip(x.shape[2:], k, s, p, d))
-    big = tuple(max(n + 2 * pp, (o - 1) * ss + (kk - 1) * dd + 1 + pp)
-                for n, pp, o, ss, kk, dd in zip(x.shape[2:], p, out, s, k, d))
+    out = tuple(
+        get_conv_outsize(n, kk, ss, pp, cover_all, dd)
+        for n, kk, ss, pp, dd in zip(x.shape[2:], k, s, p, d)
+    )
+    big = tuple(
+        max(n + 2 * pp, (o - 1) * ss + (kk - 1) * dd + 1 + pp)
+        for n, pp, o, ss, kk, dd in zip(x.shape[2:], p, out, s, k, d)
+    )
     xp = np.zeros((N, C) + big)
-    xp[(slice(None), slice(None)) + tuple(slice(pp, pp + n) for pp, n in
-                                          zip(p, x.shape[2:]))] = x
+    xp[
+        (slice(None), slice(None))
+        + tuple(slice(pp, pp + n) for pp, n in zip(p, x.shape[2:]))
+    ] = x
     Cg, Og = C // groups, O // groups
     y = np.zeros((N, O) + out)
     for o in range(O):
@@ -63,46 +69,82 @@ CASES_2D = [
 def test_convolution_2d(xs, ws, kw, nobias, float_dtype, device):
     tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
     if nobias:
-        check_op(lambda x, W: F.convolution_2d(x, W, **kw),
-                 lambda x, W: conv_ref(x, W, **kw), [xs, ws], dtype=float_dtype,
-                 device=device, tolerances=tol, double_backward=float_dtype != np.float16)
+        check_op(
+            lambda x, W: F.convolution_2d(x, W, **kw),
+            lambda x, W: conv_ref(x, W, **kw),
+            [xs, ws],
+            dtype=float_dtype,
+            device=device,
+            tolerances=tol,
+            double_backward=float_dtype != np.float16,
+        )
     else:
-        check_op(lambda x, W, b: F.convolution_2d(x, W, b, **kw),
-                 lambda x, W, b: conv_ref(x, W, b, **kw), [xs, ws, (ws[0],)],
-                 dtype=float_dtype, device=device, tolerances=tol,
-                 double_backward=float_dtype != np.float16)
+        check_op(
+            lambda x, W, b: F.convolution_2d(x, W, b, **kw),
+            lambda x, W, b: conv_ref(x, W, b, **kw),
+            [xs, ws, (ws[0],)],
+            dtype=float_dtype,
+            device=device,
+            tolerances=tol,
+            double_backward=float_dtype != np.float16,
+        )
 
 
-@pytest.mark.parametrize("xs,ws,kw", [
-    ((2, 3, 7), (4, 3, 3), {"stride": 2, "pad": 1}),
-    ((1, 2, 6), (2, 1, 2), {"dilate": 2, "groups": 2, "cover_all": True}),
-])
+@pytest.mark.parametrize(
+    "xs,ws,kw",
+    [
+        ((2, 3, 7), (4, 3, 3), {"stride": 2, "pad": 1}),
+        ((1, 2, 6), (2, 1, 2), {"dilate": 2, "groups": 2, "cover_all": True}),
+    ],
+)
 def test_convolution_1d(xs, ws, kw, float_dtype, device):
     tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
-    check_op(lambda x, W, b: F.convolution_1d(x, W, b, **kw),
-             lambda x, W, b: conv_ref(x, W, b, **kw), [xs, ws, (ws[0],)],
-             dtype=float_dtype, device=device, tolerances=tol)
-    check_op(lambda x, W: F.convolution_nd(x, W, **kw),
-             lambda x, W: conv_ref(x, W, **kw), [xs, ws], dtype=float_dtype,
-             device=device, tolerances=tol, backward=False)
+    check_op(
+        lambda x, W, b: F.convolution_1d(x, W, b, **kw),
+        lambda x, W, b: conv_ref(x, W, b, **kw),
+        [xs, ws, (ws[0],)],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
+    check_op(
+        lambda x, W: F.convolution_nd(x, W, **kw),
+        lambda x, W: conv_ref(x, W, **kw),
+        [xs, ws],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+        backward=False,
+    )
 
 
-@pytest.mark.parametrize("kw", [{}, {"stride": (1, 2, 1), "pad": 1, "dilate": (1, 1, 2)}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"stride": (1, 2, 1), "pad": 1, "dilate": (1, 1, 2)}]
+)
 def test_convolution_3d(kw, device):
-    check_op(lambda x, W, b: F.convolution_3d(x, W, b, **kw),
-             lambda x, W, b: conv_ref(x, W, b, **kw),
-             [(1, 2, 3, 4, 5), (2, 2, 2, 2, 2), (2,)], dtype=np.float64, device=device)
+    check_op(
+        lambda x, W, b: F.convolution_3d(x, W, b, **kw),
+        lambda x, W, b: conv_ref(x, W, b, **kw),
+        [(1, 2, 3, 4, 5), (2, 2, 2, 2, 2), (2,)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_dilated_convolution_2d(device):
-    check_op(lambda x, W, b: F.dilated_convolution_2d(x, W, b, 1, 1, 2),
-             lambda x, W, b: conv_ref(x, W, b, 1, 1, dilate=2),
-             [(1, 2, 5, 5), (2, 2, 2, 2), (2,)], dtype=np.float64, device=device)
+    check_op(
+        lambda x, W, b: F.dilated_convolution_2d(x, W, b, 1, 1, 2),
+        lambda x, W, b: conv_ref(x, W, b, 1, 1, dilate=2),
+        [(1, 2, 5, 5), (2, 2, 2, 2), (2,)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_convolution_2d_large_matches_reference():
     # Several chunks of the column buffer.
     from kusari.functions.connection import _conv_core
+
     rng = np.random.default_rng(1)
     x = rng.standard_normal((5, 3, 9, 9))
     W = rng.standard_normal((4, 3, 3, 3))

@@ -25,11 +25,15 @@ def deconv_ref(x, W, b=None, stride=1, pad=0, outsize=None, dilate=1, groups=1):
     Coutg = W.shape[1]
     Cing = Cin // groups
     if outsize is None:
-        outsize = tuple(get_deconv_outsize(n, kk, ss, pp, d=dd)
-                        for n, kk, ss, pp, dd in zip(x.shape[2:], k, s, p, d))
+        outsize = tuple(
+            get_deconv_outsize(n, kk, ss, pp, d=dd)
+            for n, kk, ss, pp, dd in zip(x.shape[2:], k, s, p, d)
+        )
     outsize = _tup(outsize, nd)
-    big = tuple(max(o + 2 * pp, (n - 1) * ss + (kk - 1) * dd + 1)
-                for o, pp, n, ss, kk, dd in zip(outsize, p, x.shape[2:], s, k, d))
+    big = tuple(
+        max(o + 2 * pp, (n - 1) * ss + (kk - 1) * dd + 1)
+        for o, pp, n, ss, kk, dd in zip(outsize, p, x.shape[2:], s, k, d)
+    )
     y = np.zeros((N, Coutg * groups) + big)
     for c in range(Cin):
         g = c // Cing
@@ -39,8 +43,10 @@ def deconv_ref(x, W, b=None, stride=1, pad=0, outsize=None, dilate=1, groups=1):
                 idx = tuple(pi * ss + oi * dd for pi, ss, oi, dd in zip(pos, s, off, d))
                 for co in range(Coutg):
                     y[(slice(None), g * Coutg + co) + idx] += v * W[(c, co) + off]
-    y = y[(slice(None), slice(None)) + tuple(slice(pp, pp + o) for pp, o in
-                                             zip(p, outsize))]
+    y = y[
+        (slice(None), slice(None))
+        + tuple(slice(pp, pp + o) for pp, o in zip(p, outsize))
+    ]
     if b is not None:
         y = y + b.reshape((1, -1) + (1,) * nd)
     return y
@@ -61,35 +67,64 @@ def test_deconvolution_2d(xs, ws, kw, nobias, float_dtype, device):
     tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
     groups = kw.get("groups", 1)
     if nobias:
-        check_op(lambda x, W: F.deconvolution_2d(x, W, **kw),
-                 lambda x, W: deconv_ref(x, W, **kw), [xs, ws], dtype=float_dtype,
-                 device=device, tolerances=tol, double_backward=float_dtype != np.float16)
+        check_op(
+            lambda x, W: F.deconvolution_2d(x, W, **kw),
+            lambda x, W: deconv_ref(x, W, **kw),
+            [xs, ws],
+            dtype=float_dtype,
+            device=device,
+            tolerances=tol,
+            double_backward=float_dtype != np.float16,
+        )
     else:
-        check_op(lambda x, W, b: F.deconvolution_2d(x, W, b, **kw),
-                 lambda x, W, b: deconv_ref(x, W, b, **kw),
-                 [xs, ws, (ws[1] * groups,)], dtype=float_dtype, device=device,
-                 tolerances=tol, double_backward=float_dtype != np.float16)
+        check_op(
+            lambda x, W, b: F.deconvolution_2d(x, W, b, **kw),
+            lambda x, W, b: deconv_ref(x, W, b, **kw),
+            [xs, ws, (ws[1] * groups,)],
+            dtype=float_dtype,
+            device=device,
+            tolerances=tol,
+            double_backward=float_dtype != np.float16,
+        )
 
 
-@pytest.mark.parametrize("xs,ws,kw", [
-    ((2, 3, 4), (3, 2, 3), {"stride": 2, "pad": 1}),
-    ((1, 2, 3), (2, 2, 2), {"dilate": 2, "groups": 2, "stride": 2, "outsize": 8}),
-])
+@pytest.mark.parametrize(
+    "xs,ws,kw",
+    [
+        ((2, 3, 4), (3, 2, 3), {"stride": 2, "pad": 1}),
+        ((1, 2, 3), (2, 2, 2), {"dilate": 2, "groups": 2, "stride": 2, "outsize": 8}),
+    ],
+)
 def test_deconvolution_1d(xs, ws, kw, float_dtype, device):
     tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
-    check_op(lambda x, W: F.deconvolution_1d(x, W, **kw),
-             lambda x, W: deconv_ref(x, W, **kw), [xs, ws], dtype=float_dtype,
-             device=device, tolerances=tol)
-    check_op(lambda x, W: F.deconvolution_nd(x, W, **kw),
-             lambda x, W: deconv_ref(x, W, **kw), [xs, ws], dtype=float_dtype,
-             device=device, tolerances=tol, backward=False)
+    check_op(
+        lambda x, W: F.deconvolution_1d(x, W, **kw),
+        lambda x, W: deconv_ref(x, W, **kw),
+        [xs, ws],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
+    check_op(
+        lambda x, W: F.deconvolution_nd(x, W, **kw),
+        lambda x, W: deconv_ref(x, W, **kw),
+        [xs, ws],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+        backward=False,
+    )
 
 
 def test_deconvolution_3d(device):
     kw = {"stride": (1, 2, 1), "pad": 1}
-    check_op(lambda x, W, b: F.deconvolution_3d(x, W, b, **kw),
-             lambda x, W, b: deconv_ref(x, W, b, **kw),
-             [(1, 2, 2, 3, 2), (2, 2, 2, 2, 2), (2,)], dtype=np.float64, device=device)
+    check_op(
+        lambda x, W, b: F.deconvolution_3d(x, W, b, **kw),
+        lambda x, W, b: deconv_ref(x, W, b, **kw),
+        [(1, 2, 2, 3, 2), (2, 2, 2, 2, 2), (2,)],
+        dtype=np.float64,
+        device=device,
+    )
 
 
 def test_deconvolution_2d_shape_mismatch():

@@ -21,6 +21,7 @@ def _ids(shape, n, ignore=None):
         if ignore is not None:
             x.flat[::3] = ignore
         return x
+
     return gen
 
 
@@ -36,9 +37,13 @@ def embed_ref(x, W, ignore_label=None):
 @pytest.mark.parametrize("ignore", [None, -1, 2])
 @pytest.mark.parametrize("shape", [(5,), (2, 3)])
 def test_embed_id(shape, ignore, float_dtype, device):
-    check_op(lambda x, W: F.embed_id(x, W, ignore_label=ignore),
-             lambda x, W: embed_ref(x, W, ignore), [_ids(shape, 4, ignore), (4, 3)],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x, W: F.embed_id(x, W, ignore_label=ignore),
+        lambda x, W: embed_ref(x, W, ignore),
+        [_ids(shape, 4, ignore), (4, 3)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_embed_id_ignored_rows_get_no_grad():
@@ -62,7 +67,9 @@ def bilinear_ref(e1, e2, W, V1=None, V2=None, b=None):
     e1 = e1.reshape(len(e1), -1)
     e2 = e2.reshape(len(e2), -1)
     y = np.zeros((len(e1), W.shape[2]))
-    for i, j, k in itertools.product(range(len(e1)), range(W.shape[0]), range(W.shape[1])):
+    for i, j, k in itertools.product(
+        range(len(e1)), range(W.shape[0]), range(W.shape[1])
+    ):
         y[i] += e1[i, j] * e2[i, k] * W[j, k]
     if V1 is not None:
         y += e1 @ V1 + e2 @ V2 + b
@@ -70,19 +77,36 @@ def bilinear_ref(e1, e2, W, V1=None, V2=None, b=None):
 
 
 def test_bilinear(float_dtype, device):
-    check_op(F.bilinear, bilinear_ref, [(2, 3), (2, 4), (3, 4, 2)], dtype=float_dtype,
-             device=device)
-    check_op(F.bilinear, bilinear_ref, [(2, 3, 1), (2, 2), (3, 2, 2), (3, 2), (2, 2), (2,)],
-             dtype=float_dtype, device=device)
+    check_op(
+        F.bilinear,
+        bilinear_ref,
+        [(2, 3), (2, 4), (3, 4, 2)],
+        dtype=float_dtype,
+        device=device,
+    )
+    check_op(
+        F.bilinear,
+        bilinear_ref,
+        [(2, 3, 1), (2, 2), (3, 2, 2), (3, 2), (2, 2), (2,)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_bilinear_errors():
     with pytest.raises(ValueError, match="bilinear"):
-        F.bilinear(np.zeros((2, 3), np.float32), np.zeros((2, 4), np.float32),
-                   np.zeros((3, 4, 2), np.float32), V1=np.zeros((3, 2), np.float32))
+        F.bilinear(
+            np.zeros((2, 3), np.float32),
+            np.zeros((2, 4), np.float32),
+            np.zeros((3, 4, 2), np.float32),
+            V1=np.zeros((3, 2), np.float32),
+        )
     with pytest.raises(type_check.InvalidType, match="Bilinear"):
-        F.bilinear(np.zeros((2, 3), np.float32), np.zeros((2, 4), np.float32),
-                   np.zeros((3, 5, 2), np.float32))
+        F.bilinear(
+            np.zeros((2, 3), np.float32),
+            np.zeros((2, 4), np.float32),
+            np.zeros((3, 5, 2), np.float32),
+        )
 
 
 # -- depthwise_convolution_2d -------------------------------------------------------
@@ -93,7 +117,7 @@ def depthwise_ref(x, W, b=None, stride=1, pad=0):
     ow = (xp.shape[3] - kw) // stride + 1
     y = np.zeros((x.shape[0], C * M, oh, ow))
     for c, m, i, j in itertools.product(range(C), range(M), range(oh), range(ow)):
-        patch = xp[:, c, i * stride:i * stride + kh, j * stride:j * stride + kw]
+        patch = xp[:, c, i * stride : i * stride + kh, j * stride : j * stride + kw]
         y[:, c * M + m, i, j] = (patch * W[m, c]).sum(axis=(1, 2))
     if b is not None:
         y += b.reshape(1, -1, 1, 1)
@@ -102,16 +126,22 @@ def depthwise_ref(x, W, b=None, stride=1, pad=0):
 
 def test_depthwise_convolution_2d(float_dtype, device):
     tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
-    check_op(lambda x, W, b: F.depthwise_convolution_2d(x, W, b, 2, 1),
-             lambda x, W, b: depthwise_ref(x, W, b, 2, 1),
-             [(2, 3, 5, 4), (2, 3, 3, 2), (6,)], dtype=float_dtype, device=device,
-             tolerances=tol, double_backward=float_dtype != np.float16)
+    check_op(
+        lambda x, W, b: F.depthwise_convolution_2d(x, W, b, 2, 1),
+        lambda x, W, b: depthwise_ref(x, W, b, 2, 1),
+        [(2, 3, 5, 4), (2, 3, 3, 2), (6,)],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+        double_backward=float_dtype != np.float16,
+    )
 
 
 def test_depthwise_convolution_2d_error():
     with pytest.raises(type_check.InvalidType, match="DepthwiseConvolution2D"):
-        F.depthwise_convolution_2d(np.zeros((1, 3, 4, 4), np.float32),
-                                   np.zeros((2, 2, 3, 3), np.float32))
+        F.depthwise_convolution_2d(
+            np.zeros((1, 3, 4, 4), np.float32), np.zeros((2, 2, 3, 3), np.float32)
+        )
 
 
 # -- local_convolution_2d -------------------------------------------------------
@@ -119,7 +149,7 @@ def local_ref(x, W, b=None, stride=1):
     O, oh, ow, C, kh, kw = W.shape
     y = np.zeros((x.shape[0], O, oh, ow))
     for o, i, j in itertools.product(range(O), range(oh), range(ow)):
-        patch = x[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
+        patch = x[:, :, i * stride : i * stride + kh, j * stride : j * stride + kw]
         y[:, o, i, j] = (patch * W[o, i, j]).sum(axis=(1, 2, 3))
     if b is not None:
         y += b
@@ -131,16 +161,22 @@ def test_local_convolution_2d(stride, float_dtype, device):
     oh = (5 - 2) // stride + 1
     ow = (4 - 2) // stride + 1
     tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
-    check_op(lambda x, W, b: F.local_convolution_2d(x, W, b, stride),
-             lambda x, W, b: local_ref(x, W, b, stride),
-             [(2, 2, 5, 4), (3, oh, ow, 2, 2, 2), (3, oh, ow)], dtype=float_dtype,
-             device=device, tolerances=tol, double_backward=float_dtype != np.float16)
+    check_op(
+        lambda x, W, b: F.local_convolution_2d(x, W, b, stride),
+        lambda x, W, b: local_ref(x, W, b, stride),
+        [(2, 2, 5, 4), (3, oh, ow, 2, 2, 2), (3, oh, ow)],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+        double_backward=float_dtype != np.float16,
+    )
 
 
 def test_local_convolution_2d_error():
     with pytest.raises(type_check.InvalidType, match="LocalConvolution2DFunction"):
-        F.local_convolution_2d(np.zeros((1, 2, 4, 4), np.float32),
-                               np.zeros((3, 2, 2, 2, 2, 2), np.float32))
+        F.local_convolution_2d(
+            np.zeros((1, 2, 4, 4), np.float32), np.zeros((3, 2, 2, 2, 2, 2), np.float32)
+        )
 
 
 # -- shift ----------------------------------------------------------------------
@@ -162,10 +198,17 @@ def shift_ref(x, ksize=3, dilate=1):
     return y
 
 
-@pytest.mark.parametrize("ksize,dilate,c", [(3, 1, 9), (3, 2, 11), ((1, 3), (1, -1), 4)])
+@pytest.mark.parametrize(
+    "ksize,dilate,c", [(3, 1, 9), (3, 2, 11), ((1, 3), (1, -1), 4)]
+)
 def test_shift(ksize, dilate, c, float_dtype, device):
-    check_op(lambda x: F.shift(x, ksize, dilate), lambda x: shift_ref(x, ksize, dilate),
-             [(2, c, 4, 5)], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.shift(x, ksize, dilate),
+        lambda x: shift_ref(x, ksize, dilate),
+        [(2, c, 4, 5)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_shift_errors():

@@ -22,8 +22,10 @@ def maxpool_ref(x, ksize, stride=None, pad=0, cover_all=True, want_idx=False):
     k = _tup(ksize, nd)
     s = k if stride is None else _tup(stride, nd)
     p = _tup(pad, nd)
-    out = tuple(get_conv_outsize(n, kk, ss, pp, cover_all)
-                for n, kk, ss, pp in zip(x.shape[2:], k, s, p))
+    out = tuple(
+        get_conv_outsize(n, kk, ss, pp, cover_all)
+        for n, kk, ss, pp in zip(x.shape[2:], k, s, p)
+    )
     y = np.empty(x.shape[:2] + out)
     idx = np.empty(x.shape[:2] + out, np.int32)
     for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
@@ -45,6 +47,7 @@ def _distinct(shape):
         size = int(np.prod(shape))
         vals = rng.permutation(size).astype(np.float64) / size * 2 - 1
         return vals.reshape(shape).astype(dtype)
+
     return gen
 
 
@@ -59,22 +62,41 @@ CASES = [
 @pytest.mark.parametrize("shape,kw", CASES)
 def test_max_pooling_2d(shape, kw, float_dtype, device):
     # float16 cannot hold the distinct values finely enough for numerical grads.
-    check_op(lambda x: F.max_pooling_2d(x, **kw), lambda x: maxpool_ref(x, **kw),
-             [_distinct(shape)], dtype=float_dtype, device=device,
-             backward=float_dtype != np.float16)
+    check_op(
+        lambda x: F.max_pooling_2d(x, **kw),
+        lambda x: maxpool_ref(x, **kw),
+        [_distinct(shape)],
+        dtype=float_dtype,
+        device=device,
+        backward=float_dtype != np.float16,
+    )
 
 
-@pytest.mark.parametrize("shape,kw", [
-    ((2, 3, 7), {"ksize": 3, "stride": 2, "pad": 1}),
-    ((1, 2, 3, 4, 5), {"ksize": 2, "cover_all": False}),
-    ((1, 2, 3, 4, 5), {"ksize": (2, 3, 2), "stride": 1, "pad": (1, 0, 1)}),
-])
+@pytest.mark.parametrize(
+    "shape,kw",
+    [
+        ((2, 3, 7), {"ksize": 3, "stride": 2, "pad": 1}),
+        ((1, 2, 3, 4, 5), {"ksize": 2, "cover_all": False}),
+        ((1, 2, 3, 4, 5), {"ksize": (2, 3, 2), "stride": 1, "pad": (1, 0, 1)}),
+    ],
+)
 def test_max_pooling_nd(shape, kw, device):
-    check_op(lambda x: F.max_pooling_nd(x, **kw), lambda x: maxpool_ref(x, **kw),
-             [_distinct(shape)], dtype=np.float64, device=device)
+    check_op(
+        lambda x: F.max_pooling_nd(x, **kw),
+        lambda x: maxpool_ref(x, **kw),
+        [_distinct(shape)],
+        dtype=np.float64,
+        device=device,
+    )
     f = F.max_pooling_1d if len(shape) == 3 else F.max_pooling_3d
-    check_op(lambda x: f(x, **kw), lambda x: maxpool_ref(x, **kw), [_distinct(shape)],
-             dtype=np.float32, device=device, backward=False)
+    check_op(
+        lambda x: f(x, **kw),
+        lambda x: maxpool_ref(x, **kw),
+        [_distinct(shape)],
+        dtype=np.float32,
+        device=device,
+        backward=False,
+    )
 
 
 def test_max_pooling_return_indices():
@@ -98,20 +120,27 @@ def upsample_ref(x, idx, ksize, stride=None, pad=0, outsize=None, cover_all=True
     for n, c, i, j in itertools.product(*[range(v) for v in x.shape]):
         di, dj = divmod(int(idx[n, c, i, j]), k[1])
         y[n, c, i * s[0] + di, j * s[1] + dj] += x[n, c, i, j]
-    return y[:, :, p[0]:p[0] + oh, p[1]:p[1] + ow]
+    return y[:, :, p[0] : p[0] + oh, p[1] : p[1] + ow]
 
 
-@pytest.mark.parametrize("insz,kw", [
-    ((6, 5), {"ksize": 2}),
-    ((7, 6), {"ksize": 3, "stride": 2, "pad": 1}),
-])
+@pytest.mark.parametrize(
+    "insz,kw",
+    [
+        ((6, 5), {"ksize": 2}),
+        ((7, 6), {"ksize": 3, "stride": 2, "pad": 1}),
+    ],
+)
 def test_upsampling_2d(insz, kw, float_dtype, device):
     rng = np.random.default_rng(0)
     x0 = _distinct((2, 3) + insz)(rng, np.float64)
     _, idx = F.max_pooling_2d(x0, **kw, return_indices=True)
-    check_op(lambda x: F.upsampling_2d(x, idx, outsize=insz, **kw),
-             lambda x: upsample_ref(x, idx, outsize=insz, **kw), [idx.shape],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.upsampling_2d(x, idx, outsize=insz, **kw),
+        lambda x: upsample_ref(x, idx, outsize=insz, **kw),
+        [idx.shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_upsampling_2d_default_outsize():

@@ -29,7 +29,7 @@ def one_direction(mode, xs, h, c, w, b, reverse):
     c = None if c is None else c.copy()
     ys = [None] * len(xs)
     steps = range(len(xs))
-    for t in (reversed(steps) if reverse else steps):
+    for t in reversed(steps) if reverse else steps:
         n = len(xs[t])
         hn, cn = cell(mode, xs[t], h[:n], None if c is None else c[:n], w, b)
         h[:n] = hn
@@ -46,8 +46,15 @@ def n_step(mode, n_layers, hx, cx, ws, bs, xs, bi):
         outs = []
         for k in range(d):
             idx = layer * d + k
-            h, c, ys = one_direction(mode, xs, hx[idx], None if cx is None else cx[idx],
-                                     ws[idx], bs[idx], reverse=k == 1)
+            h, c, ys = one_direction(
+                mode,
+                xs,
+                hx[idx],
+                None if cx is None else cx[idx],
+                ws[idx],
+                bs[idx],
+                reverse=k == 1,
+            )
             hy.append(h)
             cy.append(c)
             outs.append(ys)
@@ -74,9 +81,9 @@ def unflatten(args, n_w, cell, n_layers, bi, n_steps):
     hx = args[0]
     cx = args[1] if cell else None
     k = 2 if cell else 1
-    xs = list(args[k:k + n_steps])
-    rest = args[k + n_steps:]
+    xs = list(args[k : k + n_steps])
+    rest = args[k + n_steps :]
     n = n_layers * d
-    ws = [list(rest[j * n_w:(j + 1) * n_w]) for j in range(n)]
-    bs = [list(rest[n * n_w + j * n_w:n * n_w + (j + 1) * n_w]) for j in range(n)]
+    ws = [list(rest[j * n_w : (j + 1) * n_w]) for j in range(n)]
+    bs = [list(rest[n * n_w + j * n_w : n * n_w + (j + 1) * n_w]) for j in range(n)]
     return hx, cx, xs, ws, bs

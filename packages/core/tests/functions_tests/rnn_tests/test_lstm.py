@@ -1,4 +1,4 @@
-"""Tests of F.lstm (Chainer's interleaved gate layout, batch shrinking, double backprop)."""
+"""Tests of F.lstm: Chainer's gate layout, batch shrinking, double backprop."""
 
 import numpy as np
 import pytest
@@ -23,11 +23,14 @@ def _lstm_ref(c_prev, x):
     return c, h
 
 
-@pytest.mark.parametrize("c_shape,x_shape", [
-    ((3, 4), (3, 16)),
-    ((4, 2), (2, 8)),        # x batch smaller than c: the rest passes through
-    ((2, 3, 2), (2, 12, 2)),  # trailing axes
-])
+@pytest.mark.parametrize(
+    "c_shape,x_shape",
+    [
+        ((3, 4), (3, 16)),
+        ((4, 2), (2, 8)),  # x batch smaller than c: the rest passes through
+        ((2, 3, 2), (2, 12, 2)),  # trailing axes
+    ],
+)
 def test_lstm(c_shape, x_shape, float_dtype, device):
     check_op(F.lstm, _lstm_ref, [c_shape, x_shape], dtype=float_dtype, device=device)
 
@@ -35,10 +38,10 @@ def test_lstm(c_shape, x_shape, float_dtype, device):
 def test_lstm_gate_layout():
     # unit k of gate g is column 4k + g: a, i, f, o interleaved
     x = np.zeros((1, 8), np.float32)
-    x[0, 1::4] = 100.0   # i -> 1
+    x[0, 1::4] = 100.0  # i -> 1
     x[0, 2::4] = -100.0  # f -> 0
-    x[0, 3::4] = 100.0   # o -> 1
-    x[0, 0] = 0.5        # a of unit 0
+    x[0, 3::4] = 100.0  # o -> 1
+    x[0, 0] = 0.5  # a of unit 0
     c, h = F.lstm(np.ones((1, 2), np.float32), x)
     np.testing.assert_allclose(c.array, [[np.tanh(0.5), 0.0]], atol=1e-6)
     np.testing.assert_allclose(h.array, np.tanh(c.array), atol=1e-6)

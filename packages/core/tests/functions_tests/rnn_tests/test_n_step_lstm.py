@@ -2,12 +2,11 @@
 
 import numpy as np
 import pytest
+from _rnn_ref import flat_shapes, n_step, unflatten
 
 import kusari
 import kusari.functions as F
 from kusari.testing import check_op
-
-from _rnn_ref import flat_shapes, n_step, unflatten
 
 N_W = 8
 
@@ -20,11 +19,14 @@ def _unflatten(args, n_layers, bi, n_steps):
     return unflatten(args, N_W, True, n_layers, bi, n_steps)
 
 
-@pytest.mark.parametrize("n_layers,bi,batches", [
-    (1, False, [3, 2, 2, 1]),
-    (2, False, [2, 2, 1]),
-    (2, True, [3, 1, 1]),
-])
+@pytest.mark.parametrize(
+    "n_layers,bi,batches",
+    [
+        (1, False, [3, 2, 2, 1]),
+        (2, False, [2, 2, 1]),
+        (2, True, [3, 1, 1]),
+    ],
+)
 def test_n_step_lstm(n_layers, bi, batches, float_dtype, device):
     fn = F.n_step_bilstm if bi else F.n_step_lstm
     T = len(batches)
@@ -39,10 +41,23 @@ def test_n_step_lstm(n_layers, bi, batches, float_dtype, device):
         hy, cy, ys = n_step("lstm", n_layers, hx, cx, ws, bs, xs, bi)
         return (hy, cy) + tuple(ys)
 
-    tol = {"forward": (5e-2, 5e-2), "backward": (1e-1, 1e-1),
-           "double_backward": (2e-1, 2e-1)} if float_dtype == np.float16 else None
-    check_op(op, ref, _shapes(n_layers, bi, 3, 2, batches), dtype=float_dtype,
-             device=device, tolerances=tol)
+    tol = (
+        {
+            "forward": (5e-2, 5e-2),
+            "backward": (1e-1, 1e-1),
+            "double_backward": (2e-1, 2e-1),
+        }
+        if float_dtype == np.float16
+        else None
+    )
+    check_op(
+        op,
+        ref,
+        _shapes(n_layers, bi, 3, 2, batches),
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_n_step_lstm_dropout_train_and_test():

@@ -1,4 +1,4 @@
-"""Tests of L.StatelessMGU/StatefulMGU, L.StatefulPeepholeLSTM, L.StatefulZoneoutLSTM."""
+"""Tests of the MGU links, L.StatefulPeepholeLSTM and L.StatefulZoneoutLSTM."""
 
 import numpy as np
 import pytest
@@ -27,15 +27,20 @@ def test_mgu():
     rng = np.random.default_rng(0)
     m = L.StatelessMGU(3, 4)
     assert {n: p.shape for n, p in m.namedparams()} == {
-        "/W_f/W": (4, 7), "/W_f/b": (4,), "/W_h/W": (4, 7), "/W_h/b": (4,)}
+        "/W_f/W": (4, 7),
+        "/W_f/b": (4,),
+        "/W_h/W": (4, 7),
+        "/W_h/b": (4,),
+    }
     h = rng.standard_normal((2, 4)).astype(np.float32)
     x = rng.standard_normal((2, 3)).astype(np.float32)
     np.testing.assert_allclose(m(h, x).array, _mgu_ref(m, h, x), atol=1e-5)
 
     s = L.StatefulMGU(3, 4)
     y0 = s(x)
-    np.testing.assert_allclose(y0.array, _mgu_ref(s, np.zeros((2, 4), np.float32), x),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        y0.array, _mgu_ref(s, np.zeros((2, 4), np.float32), x), atol=1e-5
+    )
     np.testing.assert_allclose(s(x).array, _mgu_ref(s, y0.array, x), atol=1e-5)
     s.reset_state()
     assert s.h is None
@@ -48,9 +53,15 @@ def test_mgu_gradient():
     m = L.StatelessMGU(2, 3)
     for p in m.params():
         p.array = p.array.astype(np.float64)
-    gradient_check.check_backward(m, (rng.standard_normal((2, 3)), rng.standard_normal((2, 2))),
-                                  rng.standard_normal((2, 3)), params=list(m.params()),
-                                  atol=1e-4, rtol=1e-4, dtype=np.float64)
+    gradient_check.check_backward(
+        m,
+        (rng.standard_normal((2, 3)), rng.standard_normal((2, 2))),
+        rng.standard_normal((2, 3)),
+        params=list(m.params()),
+        atol=1e-4,
+        rtol=1e-4,
+        dtype=np.float64,
+    )
 
 
 def _peephole_ref(p, c, h, x):
@@ -71,8 +82,13 @@ def test_peephole():
     rng = np.random.default_rng(2)
     p = L.StatefulPeepholeLSTM(3, 4)
     assert {n: v.shape for n, v in p.namedparams()} == {
-        "/upward/W": (16, 3), "/upward/b": (16,), "/lateral/W": (16, 4),
-        "/peep_i/W": (4, 4), "/peep_f/W": (4, 4), "/peep_o/W": (4, 4)}
+        "/upward/W": (16, 3),
+        "/upward/b": (16,),
+        "/lateral/W": (16, 4),
+        "/peep_i/W": (4, 4),
+        "/peep_f/W": (4, 4),
+        "/peep_o/W": (4, 4),
+    }
     x = rng.standard_normal((2, 3)).astype(np.float32)
     c, h = _peephole_ref(p, np.zeros((2, 4), np.float32), None, x)
     np.testing.assert_allclose(p(x).array, h, atol=1e-5)
@@ -87,7 +103,10 @@ def test_zoneout_test_mode_is_lstm():
     rng = np.random.default_rng(3)
     z = L.StatefulZoneoutLSTM(3, 4, c_ratio=0.3, h_ratio=0.7)
     assert {n: v.shape for n, v in z.namedparams()} == {
-        "/upward/W": (16, 3), "/upward/b": (16,), "/lateral/W": (16, 4)}
+        "/upward/W": (16, 3),
+        "/upward/b": (16,),
+        "/lateral/W": (16, 4),
+    }
     x = rng.standard_normal((2, 3)).astype(np.float32)
     with kusari.using_config("train", False):
         y = z(x)

@@ -28,7 +28,14 @@ def test_params_like_chainer():
     g = L.StatefulGRU(3, 4)
     shapes = {n: p.shape for n, p in g.namedparams()}
     expect = {}
-    for name, fan_in in [("W_r", 3), ("U_r", 4), ("W_z", 3), ("U_z", 4), ("W", 3), ("U", 4)]:
+    for name, fan_in in [
+        ("W_r", 3),
+        ("U_r", 4),
+        ("W_z", 3),
+        ("U_z", 4),
+        ("W", 3),
+        ("U", 4),
+    ]:
         expect[f"/{name}/W"] = (4, fan_in)
         expect[f"/{name}/b"] = (4,)
     assert shapes == expect
@@ -76,9 +83,15 @@ def test_gradient():
         p.array = p.array.astype(np.float64)
     h = rng.standard_normal((2, 3))
     x = rng.standard_normal((2, 2))
-    gradient_check.check_backward(lambda h_, x_: g(g(h_, x_), x_), (h, x),
-                                  rng.standard_normal((2, 3)), params=list(g.params()),
-                                  atol=1e-4, rtol=1e-4, dtype=np.float64)
+    gradient_check.check_backward(
+        lambda h_, x_: g(g(h_, x_), x_),
+        (h, x),
+        rng.standard_normal((2, 3)),
+        params=list(g.params()),
+        atol=1e-4,
+        rtol=1e-4,
+        dtype=np.float64,
+    )
 
 
 def test_training_reduces_loss():

@@ -34,8 +34,9 @@ def test_params_like_chainer():
 
 
 def test_init_arguments():
-    link = L.LSTM(2, 3, lateral_init=0.5, upward_init=0.25, bias_init=0.1,
-                  forget_bias_init=-1.0)
+    link = L.LSTM(
+        2, 3, lateral_init=0.5, upward_init=0.25, bias_init=0.1, forget_bias_init=-1.0
+    )
     np.testing.assert_array_equal(link.lateral.W.array, 0.5)
     np.testing.assert_array_equal(link.upward.W.array, 0.25)
     b = link.upward.b.array.reshape(3, 4)
@@ -104,11 +105,17 @@ def test_gradient_through_sequence():
 
     def f(*xs_):
         link.reset_state()
-        return F.sum(sum(link(x) for x in xs_) * 1.0),
+        return (F.sum(sum(link(x) for x in xs_) * 1.0),)
 
-    gradient_check.check_backward(f, xs, np.ones((), np.float64),
-                                  params=list(link.params()), atol=1e-4, rtol=1e-4,
-                                  dtype=np.float64)
+    gradient_check.check_backward(
+        f,
+        xs,
+        np.ones((), np.float64),
+        params=list(link.params()),
+        atol=1e-4,
+        rtol=1e-4,
+        dtype=np.float64,
+    )
 
 
 def test_stateless():

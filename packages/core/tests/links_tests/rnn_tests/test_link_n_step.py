@@ -11,9 +11,11 @@ import kusari.functions as F
 import kusari.links as L
 from kusari import gradient_check
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "functions_tests", "rnn_tests"))
-from _rnn_ref import n_step  # noqa: E402
+sys.path.insert(
+    0,
+    os.path.join(os.path.dirname(__file__), "..", "..", "functions_tests", "rnn_tests"),
+)
+from _rnn_ref import n_step
 
 CASES = [
     (L.NStepLSTM, "lstm", 8, False),
@@ -42,9 +44,16 @@ def _reference(link, mode, hx, cx, xs):
     tx = [np.stack([s[t] for s in sx if len(s) > t]) for t in range(T)]
     ws = [[w.array for w in layer] for layer in link.ws]
     bs = [[b.array for b in layer] for layer in link.bs]
-    hy, cy, ys = n_step(mode, link.n_layers, hx[:, order],
-                        None if cx is None else cx[:, order], ws, bs, tx,
-                        link.use_bi_direction)
+    hy, cy, ys = n_step(
+        mode,
+        link.n_layers,
+        hx[:, order],
+        None if cx is None else cx[:, order],
+        ws,
+        bs,
+        tx,
+        link.use_bi_direction,
+    )
     inv = np.argsort(order)
     out = [np.stack([ys[t][k] for t in range(len(sx[k]))]) for k in range(len(xs))]
     return hy[:, inv], None if cy is None else cy[:, inv], [out[i] for i in inv]
@@ -55,7 +64,7 @@ def test_params_like_chainer(cls, mode, n_w, bi):
     link = cls(2, 3, 4, 0.0)
     d = 2 if bi else 1
     assert len(link) == 2 * d
-    shapes = dict((n, p.shape) for n, p in link.namedparams())
+    shapes = {n: p.shape for n, p in link.namedparams()}
     expect = {}
     for k in range(2 * d):
         for j in range(n_w):
@@ -63,7 +72,9 @@ def test_params_like_chainer(cls, mode, n_w, bi):
             expect[f"/{k}/w{j}"] = (4, w_in if j < n_w // 2 else 4)
             expect[f"/{k}/b{j}"] = (4,)
     assert shapes == expect
-    assert link.ws[0][0] is link[0].w0 and link.bs[-1][-1] is getattr(link[-1], f"b{n_w - 1}")
+    assert link.ws[0][0] is link[0].w0 and link.bs[-1][-1] is getattr(
+        link[-1], f"b{n_w - 1}"
+    )
 
 
 @pytest.mark.parametrize("cls,mode,n_w,bi", CASES)
@@ -73,7 +84,9 @@ def test_forward_unsorted_lengths(cls, mode, n_w, bi):
     xs = [rng.standard_normal((n, 3)).astype(np.float32) for n in (2, 4, 1, 4)]
     d = 2 if bi else 1
     hx = rng.standard_normal((2 * d, 4, 4)).astype(np.float32)
-    cx = rng.standard_normal((2 * d, 4, 4)).astype(np.float32) if link.use_cell else None
+    cx = (
+        rng.standard_normal((2 * d, 4, 4)).astype(np.float32) if link.use_cell else None
+    )
     hy, cy, ys = _call(link, hx, cx, xs)
     rhy, rcy, rys = _reference(link, mode, hx, cx, xs)
     np.testing.assert_allclose(hy.array, rhy, atol=1e-5)
@@ -102,9 +115,18 @@ def test_gradient(cls, mode, n_w, bi):
         hy, cy, ys = _call(link, None, None, list(xs_))
         return (hy,) + tuple(ys)
 
-    gys = [rng.standard_normal((d, 3, 3))] + [rng.standard_normal((len(x), 3 * d)) for x in xs]
-    gradient_check.check_backward(f, xs, tuple(gys), params=list(link.params()),
-                                  atol=1e-4, rtol=1e-4, dtype=np.float64)
+    gys = [rng.standard_normal((d, 3, 3))] + [
+        rng.standard_normal((len(x), 3 * d)) for x in xs
+    ]
+    gradient_check.check_backward(
+        f,
+        xs,
+        tuple(gys),
+        params=list(link.params()),
+        atol=1e-4,
+        rtol=1e-4,
+        dtype=np.float64,
+    )
 
 
 def test_dropout_train_and_test():
@@ -151,11 +173,14 @@ def test_initializers_and_npz_names(tmp_path):
     np.testing.assert_array_equal(link[0].w7.array, 0.5)
     np.testing.assert_array_equal(link[0].b0.array, 0.25)
     # a file with Chainer's parameter names loads
-    arrays = {f"0/w{j}": np.full((4, 3 if j < 4 else 4), j, np.float32) for j in range(8)}
+    arrays = {
+        f"0/w{j}": np.full((4, 3 if j < 4 else 4), j, np.float32) for j in range(8)
+    }
     arrays.update({f"0/b{j}": np.full((4,), -j, np.float32) for j in range(8)})
     path = tmp_path / "nstep.npz"
     np.savez(path, **arrays)
     from kusari import serializers
+
     serializers.load_npz(str(path), link)
     np.testing.assert_array_equal(link[0].w5.array, 5)
     np.testing.assert_array_equal(link[0].b3.array, -3)

@@ -28,7 +28,11 @@ def test_child_sum():
     rng = np.random.default_rng(0)
     t = L.ChildSumTreeLSTM(3, 4)
     assert {n: p.shape for n, p in t.namedparams()} == {
-        "/W_x/W": (16, 3), "/W_x/b": (16,), "/W_h_aio/W": (12, 4), "/W_h_f/W": (4, 4)}
+        "/W_x/W": (16, 3),
+        "/W_x/b": (16,),
+        "/W_h_aio/W": (12, 4),
+        "/W_h_f/W": (4, 4),
+    }
     c1, c2, h1, h2 = (rng.standard_normal((2, 4)).astype(np.float32) for _ in range(4))
     x = rng.standard_normal((2, 3)).astype(np.float32)
     c, h = t(c1, c2, h1, h2, x)
@@ -50,7 +54,10 @@ def test_nary():
     rng = np.random.default_rng(1)
     t = L.NaryTreeLSTM(3, 4, n_ary=2)
     assert {n: p.shape for n, p in t.namedparams()} == {
-        "/W_x/W": (20, 3), "/W_x/b": (20,), "/W_h/W": (20, 8)}
+        "/W_x/W": (20, 3),
+        "/W_x/b": (20,),
+        "/W_h/W": (20, 8),
+    }
     c1, c2, h1, h2 = (rng.standard_normal((2, 4)).astype(np.float32) for _ in range(4))
     x = rng.standard_normal((2, 3)).astype(np.float32)
     c, h = t(c1, c2, h1, h2, x)
@@ -69,8 +76,15 @@ def test_tree_gradient():
     t = L.NaryTreeLSTM(2, 3, n_ary=2)
     for p in t.params():
         p.array = p.array.astype(np.float64)
-    args = [rng.standard_normal((2, 3)) for _ in range(4)] + [rng.standard_normal((2, 2))]
-    gradient_check.check_backward(lambda *a: t(*a), args,
-                                  (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))),
-                                  params=list(t.params()), atol=1e-4, rtol=1e-4,
-                                  dtype=np.float64)
+    args = [rng.standard_normal((2, 3)) for _ in range(4)] + [
+        rng.standard_normal((2, 2))
+    ]
+    gradient_check.check_backward(
+        lambda *a: t(*a),
+        args,
+        (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))),
+        params=list(t.params()),
+        atol=1e-4,
+        rtol=1e-4,
+        dtype=np.float64,
+    )

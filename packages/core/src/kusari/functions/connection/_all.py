@@ -13,7 +13,12 @@ from kusari.functions.connection.deconvolution_nd import (
     deconvolution_3d,
     deconvolution_nd,
 )
-from kusari.functions.connection.depthwise_convolution_2d import depthwise_convolution_2d
+from kusari.functions.connection.deformable_convolution_2d_sampler import (
+    deformable_convolution_2d_sampler,
+)
+from kusari.functions.connection.depthwise_convolution_2d import (
+    depthwise_convolution_2d,
+)
 from kusari.functions.connection.dilated_convolution_2d import dilated_convolution_2d
 from kusari.functions.connection.embed_id import embed_id
 from kusari.functions.connection.linear import linear
@@ -30,6 +35,7 @@ __all__ = [
     "deconvolution_2d",
     "deconvolution_3d",
     "deconvolution_nd",
+    "deformable_convolution_2d_sampler",
     "depthwise_convolution_2d",
     "dilated_convolution_2d",
     "embed_id",

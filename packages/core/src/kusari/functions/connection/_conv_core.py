@@ -25,8 +25,9 @@ def as_tuple(value: Any, n: int, fname: str, argname: str) -> tuple[int, ...]:
     try:
         t = tuple(int(v) for v in value)
     except TypeError:
-        raise TypeError(f"{fname}: {argname} must be an int or a tuple of {n} ints, "
-                        f"got {value!r}") from None
+        raise TypeError(
+            f"{fname}: {argname} must be an int or a tuple of {n} ints, got {value!r}"
+        ) from None
     if len(t) != n:
         raise ValueError(f"{fname}: {argname} must have {n} elements, got {value!r}")
     return t
@@ -43,8 +44,13 @@ def _as_strided(xp: Any) -> Any:
     return xp.lib.stride_tricks.as_strided
 
 
-def pad_input(x: Any, lo: tuple[int, ...], hi: tuple[int, ...], value: float = 0.0,
-              dtype: Any = None) -> Any:
+def pad_input(
+    x: Any,
+    lo: tuple[int, ...],
+    hi: tuple[int, ...],
+    value: float = 0.0,
+    dtype: Any = None,
+) -> Any:
     """Pad the spatial axes (2:) of ``x``; returns ``x`` itself when no padding."""
     if dtype is None:
         dtype = x.dtype
@@ -56,8 +62,10 @@ def pad_input(x: Any, lo: tuple[int, ...], hi: tuple[int, ...], value: float = 0
         out = xp.zeros(shape, dtype=dtype)
     else:
         out = xp.full(shape, value, dtype=dtype)
-    out[(slice(None), slice(None)) + tuple(slice(a, a + s) for a, s in
-                                           zip(lo, x.shape[2:]))] = x
+    out[
+        (slice(None), slice(None))
+        + tuple(slice(a, a + s) for a, s in zip(lo, x.shape[2:]))
+    ] = x
     return out
 
 
@@ -67,18 +75,33 @@ def _xp(x: Any) -> Any:
 
 def _cupy() -> Any:
     import cupy
+
     return cupy
 
 
-def high_pad(size: tuple[int, ...], k: tuple[int, ...], s: tuple[int, ...],
-             p: tuple[int, ...], d: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, ...]:
+def high_pad(
+    size: tuple[int, ...],
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    out: tuple[int, ...],
+) -> tuple[int, ...]:
     """Padding needed after the end so that ``out`` windows fit."""
-    return tuple(max(0, (o - 1) * st + (kk - 1) * dd + 1 - n - pp)
-                 for n, kk, st, pp, dd, o in zip(size, k, s, p, d, out))
+    return tuple(
+        max(0, (o - 1) * st + (kk - 1) * dd + 1 - n - pp)
+        for n, kk, st, pp, dd, o in zip(size, k, s, p, d, out)
+    )
 
 
-def window_view(xpad: Any, k: tuple[int, ...], s: tuple[int, ...], d: tuple[int, ...],
-                out: tuple[int, ...], kernel_first: bool = True) -> Any:
+def window_view(
+    xpad: Any,
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    d: tuple[int, ...],
+    out: tuple[int, ...],
+    kernel_first: bool = True,
+) -> Any:
     """Strided view ``(N, C, *k, *out)`` (or ``(N, C, *out, *k)``) of ``xpad``."""
     st = xpad.strides
     ks = tuple(a * b for a, b in zip(st[2:], d))
@@ -96,11 +119,21 @@ def _chunk(per_sample_elems: int, itemsize: int, n: int) -> int:
     return max(1, min(n, _CHUNK_BYTES // max(1, per_sample_elems * itemsize)))
 
 
-def _col_source(x: Any, k: tuple[int, ...], s: tuple[int, ...], p: tuple[int, ...],
-                d: tuple[int, ...], out: tuple[int, ...]) -> tuple[Any, bool]:
+def _col_source(
+    x: Any,
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    out: tuple[int, ...],
+) -> tuple[Any, bool]:
     """Return (view (N, C, *k, *out), is_pointwise)."""
-    if all(v == 1 for v in k) and all(v == 1 for v in s) and not any(p) \
-            and tuple(x.shape[2:]) == out:
+    if (
+        all(v == 1 for v in k)
+        and all(v == 1 for v in s)
+        and not any(p)
+        and tuple(x.shape[2:]) == out
+    ):
         return x.reshape(x.shape[:2] + k + out), True
     hi = high_pad(x.shape[2:], k, s, p, d, out)
     xpad = pad_input(x, p, hi)
@@ -112,13 +145,22 @@ def _fill_cols(buf: Any, src: Any, i: int, m: int, nd: int) -> Any:
     ``(C, *k, m, *out)``; returns the filled part of ``buf``."""
     perm = (1,) + tuple(range(2, 2 + nd)) + (0,) + tuple(range(2 + nd, 2 + 2 * nd))
     view = buf.reshape(-1)[: src[0:1].size * m].reshape(
-        src.shape[1:2 + nd] + (m,) + src.shape[2 + nd:])
-    view[...] = src[i:i + m].transpose(perm)
+        src.shape[1 : 2 + nd] + (m,) + src.shape[2 + nd :]
+    )
+    view[...] = src[i : i + m].transpose(perm)
     return view
 
 
-def conv_forward(x: Any, W: Any, b: Any, s: tuple[int, ...], p: tuple[int, ...],
-                 d: tuple[int, ...], groups: int, out: tuple[int, ...]) -> Any:
+def conv_forward(
+    x: Any,
+    W: Any,
+    b: Any,
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    groups: int,
+    out: tuple[int, ...],
+) -> Any:
     """``y[n, o] = sum_{c, k} W[o, c, k] x_pad[n, c, s*out + d*k] (+ b)``.
 
     Per chunk of ``m`` samples the columns are laid out ``(C*k, m*L)`` so that
@@ -149,7 +191,7 @@ def conv_forward(x: Any, W: Any, b: Any, s: tuple[int, ...], p: tuple[int, ...],
             m = min(n, N - i)
             cols = _fill_cols(buf, src, i, m, nd)
             r = xp.matmul(W2, cols.reshape(groups, K, m * L))
-            y[i:i + m] = r.reshape(groups, Og, m, L).transpose(2, 0, 1, 3)
+            y[i : i + m] = r.reshape(groups, Og, m, L).transpose(2, 0, 1, 3)
     y = y.reshape((N, O) + out)
     if b is not None:
         y += b.reshape((1, O) + (1,) * len(out)).astype(cdt, copy=False)
@@ -158,8 +200,15 @@ def conv_forward(x: Any, W: Any, b: Any, s: tuple[int, ...], p: tuple[int, ...],
     return y
 
 
-def conv_grad_weight(x: Any, gy: Any, w_shape: tuple[int, ...], s: tuple[int, ...],
-                     p: tuple[int, ...], d: tuple[int, ...], groups: int) -> Any:
+def conv_grad_weight(
+    x: Any,
+    gy: Any,
+    w_shape: tuple[int, ...],
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    groups: int,
+) -> Any:
     """``gW[o, c, k] = sum_{n, out} gy[n, o, out] x_pad[n, c, s*out + d*k]``."""
     xp = _xp(x)
     N, C = x.shape[:2]
@@ -184,8 +233,8 @@ def conv_grad_weight(x: Any, gy: Any, w_shape: tuple[int, ...], s: tuple[int, ..
     for i in range(0, N, n):
         m = min(n, N - i)
         cols = _fill_cols(buf, src, i, m, nd).reshape(groups, K, m * L)
-        g = gbuf[:groups * Og * m * L].reshape(groups, Og, m, L)
-        g[...] = gy4[i:i + m].transpose(1, 2, 0, 3)
+        g = gbuf[: groups * Og * m * L].reshape(groups, Og, m, L)
+        g[...] = gy4[i : i + m].transpose(1, 2, 0, 3)
         part = xp.matmul(g.reshape(groups, Og, m * L), cols.swapaxes(-1, -2))
         if gW is None:
             gW = part
@@ -195,19 +244,35 @@ def conv_grad_weight(x: Any, gy: Any, w_shape: tuple[int, ...], s: tuple[int, ..
     return gW.reshape(w_shape).astype(x.dtype, copy=False)
 
 
-def col2im_add(col: Any, ypad: Any, k: tuple[int, ...], s: tuple[int, ...],
-               d: tuple[int, ...], insz: tuple[int, ...]) -> None:
+def col2im_add(
+    col: Any,
+    ypad: Any,
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    d: tuple[int, ...],
+    insz: tuple[int, ...],
+) -> None:
     """``ypad[:, :, s*i + d*kk] += col[:, :, kk, i]`` (one add per kernel offset)."""
     nd = len(k)
     lead = (slice(None), slice(None))
     for off in itertools.product(*[range(v) for v in k]):
-        sl = tuple(slice(o * dd, o * dd + (n - 1) * st + 1, st)
-                   for o, dd, n, st in zip(off, d, insz, s))
+        sl = tuple(
+            slice(o * dd, o * dd + (n - 1) * st + 1, st)
+            for o, dd, n, st in zip(off, d, insz, s)
+        )
         ypad[lead + sl] += col[lead + off + (slice(None),) * nd]
 
 
-def deconv_forward(x: Any, W: Any, b: Any, s: tuple[int, ...], p: tuple[int, ...],
-                   d: tuple[int, ...], groups: int, out: tuple[int, ...]) -> Any:
+def deconv_forward(
+    x: Any,
+    W: Any,
+    b: Any,
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    groups: int,
+    out: tuple[int, ...],
+) -> Any:
     """Transposed convolution: ``col = W^T x`` (one GEMM per group and chunk,
     inner extent ``m * L_in``) then ``col2im`` into ``out``."""
     xp = _xp(x)
@@ -225,37 +290,43 @@ def deconv_forward(x: Any, W: Any, b: Any, s: tuple[int, ...], p: tuple[int, ...
     Lin = 1
     for v in insz:
         Lin *= v
-    W2 = xp.ascontiguousarray(W.reshape(groups, Cing, Coutg * Kk).swapaxes(1, 2),
-                              dtype=cdt)
+    W2 = xp.ascontiguousarray(
+        W.reshape(groups, Cing, Coutg * Kk).swapaxes(1, 2), dtype=cdt
+    )
     x4 = x.reshape(N, groups, Cing, Lin)
-    pointwise = all(v == 1 for v in k) and all(v == 1 for v in s) and not any(p) \
-        and insz == out
+    pointwise = (
+        all(v == 1 for v in k) and all(v == 1 for v in s) and not any(p) and insz == out
+    )
     n = _chunk(Cout * Kk * Lin, numpy.dtype(cdt).itemsize, N)
     xbuf = xp.empty((groups * Cing * Lin * n,), dtype=cdt)
     y = xp.empty((N, Cout) + out, dtype=cdt)
     if not pointwise:
         # Padded output region that every window write lands in.
-        P = tuple(max(o + 2 * pp, (nn - 1) * st + (kk - 1) * dd + 1)
-                  for o, pp, nn, st, kk, dd in zip(out, p, insz, s, k, d))
+        P = tuple(
+            max(o + 2 * pp, (nn - 1) * st + (kk - 1) * dd + 1)
+            for o, pp, nn, st, kk, dd in zip(out, p, insz, s, k, d)
+        )
         ypad = xp.empty((n, Cout) + P, dtype=cdt)
-        crop = (slice(None), slice(None)) + tuple(slice(pp, pp + o)
-                                                  for pp, o in zip(p, out))
+        crop = (slice(None), slice(None)) + tuple(
+            slice(pp, pp + o) for pp, o in zip(p, out)
+        )
     for i in range(0, N, n):
         m = min(n, N - i)
-        xt = xbuf[:groups * Cing * m * Lin].reshape(groups, Cing, m, Lin)
-        xt[...] = x4[i:i + m].transpose(1, 2, 0, 3)
+        xt = xbuf[: groups * Cing * m * Lin].reshape(groups, Cing, m, Lin)
+        xt[...] = x4[i : i + m].transpose(1, 2, 0, 3)
         col = xp.matmul(W2, xt.reshape(groups, Cing, m * Lin))
         # (Cout, *k, m, *in) -> view as (m, Cout, *k, *in)
         col = col.reshape((Cout,) + k + (m,) + insz)
-        col = col.transpose((nd + 1, 0) + tuple(range(1, nd + 1))
-                            + tuple(range(nd + 2, 2 * nd + 2)))
+        col = col.transpose(
+            (nd + 1, 0) + tuple(range(1, nd + 1)) + tuple(range(nd + 2, 2 * nd + 2))
+        )
         if pointwise:
-            y[i:i + m] = col.reshape((m, Cout) + out)
+            y[i : i + m] = col.reshape((m, Cout) + out)
             continue
         yp = ypad[:m]
         yp.fill(0)
         col2im_add(col, yp, k, s, d, insz)
-        y[i:i + m] = yp[crop]
+        y[i : i + m] = yp[crop]
     if b is not None:
         y += b.reshape((1, Cout) + (1,) * len(out)).astype(cdt, copy=False)
     if y.dtype != x.dtype:

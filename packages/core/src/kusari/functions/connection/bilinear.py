@@ -8,8 +8,9 @@ from kusari.utils import type_check
 from kusari.variable import Variable
 
 
-def bilinear(e1: Any, e2: Any, W: Any, V1: Any = None, V2: Any = None,
-             b: Any = None) -> Variable:
+def bilinear(
+    e1: Any, e2: Any, W: Any, V1: Any = None, V2: Any = None, b: Any = None
+) -> Variable:
     """Bilinear function: ``y_il = sum_jk e1_ij e2_ik W_jkl (+ e1 V1 + e2 V2 + b)``.
 
     Args:
@@ -48,7 +49,8 @@ def bilinear(e1: Any, e2: Any, W: Any, V1: Any = None, V2: Any = None,
             "Invalid operation is performed in: BilinearFunction (Forward)\n\n"
             "Expect: e1.shape[0] == e2.shape[0], W.shape[:2] == (e1.shape[1], "
             f"e2.shape[1])\nActual: e1.shape={tuple(e1.shape)}, "
-            f"e2.shape={tuple(e2.shape)}, W.shape={tuple(W.shape)}")
+            f"e2.shape={tuple(e2.shape)}, W.shape={tuple(W.shape)}",
+        )
     L = W.shape[2]
     outer = reshape(e1, (n, J, 1)) * reshape(e2, (n, 1, K))
     y = matmul(reshape(outer, (n, J * K)), reshape(W, (J * K, L)))

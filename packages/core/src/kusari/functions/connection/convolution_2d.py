@@ -8,8 +8,17 @@ from kusari.functions.connection.convolution_nd import ConvolutionND
 from kusari.variable import Variable
 
 
-def convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
-                   cover_all: bool = False, *, dilate: Any = 1, groups: int = 1) -> Variable:
+def convolution_2d(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    cover_all: bool = False,
+    *,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
     """2-dimensional convolution.
 
     Args:
@@ -35,7 +44,11 @@ def convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
                  [42., 50.]]]], dtype=float32)
     """
     if len(x.shape) != 4:
-        raise ValueError(f"convolution_2d: x must be 4-dimensional (N, C, H, W), got "
-                         f"shape {tuple(x.shape)}")
-    node = ConvolutionND(2, stride, pad, cover_all, dilate, groups, fname="convolution_2d")
+        raise ValueError(
+            f"convolution_2d: x must be 4-dimensional (N, C, H, W), got "
+            f"shape {tuple(x.shape)}"
+        )
+    node = ConvolutionND(
+        2, stride, pad, cover_all, dilate, groups, fname="convolution_2d"
+    )
     return node.apply((x, W) if b is None else (x, W, b))[0]

@@ -1,4 +1,4 @@
-"""N-dimensional convolution (``convolution_nd``, ``convolution_1d``, ``convolution_3d``).
+"""N-d convolution (``convolution_nd``, ``convolution_1d``, ``convolution_3d``).
 
 The forward is im2col as one strided view plus one batched GEMM (see
 ``_conv_core``); the input gradient is a transposed convolution and the weight
@@ -37,27 +37,40 @@ def _check_x_w(in_types: Any, ndim: int, groups: int, w_in_axis: int) -> None:
         if w_in_axis == 1:
             type_check.expect(b.dtype == x.dtype, b.ndim == 1, b.shape[0] == w.shape[0])
         else:
-            type_check.expect(b.dtype == x.dtype, b.ndim == 1,
-                              b.shape[0] == w.shape[1] * groups)
+            type_check.expect(
+                b.dtype == x.dtype, b.ndim == 1, b.shape[0] == w.shape[1] * groups
+            )
 
 
 class ConvolutionND(FunctionNode):
     """N-d convolution of ``x`` (N, C, *in) with ``W`` (O, C/groups, *k)."""
 
-    def __init__(self, ndim: int, stride: Any = 1, pad: Any = 0, cover_all: bool = False,
-                 dilate: Any = 1, groups: int = 1, outsize: tuple[int, ...] | None = None,
-                 fname: str = "convolution_nd") -> None:
+    def __init__(
+        self,
+        ndim: int,
+        stride: Any = 1,
+        pad: Any = 0,
+        cover_all: bool = False,
+        dilate: Any = 1,
+        groups: int = 1,
+        outsize: tuple[int, ...] | None = None,
+        fname: str = "convolution_nd",
+    ) -> None:
         self.ndim = ndim
         self.stride = core.as_tuple(stride, ndim, fname, "stride")
         self.pad = core.as_tuple(pad, ndim, fname, "pad")
         self.dilate = core.as_tuple(dilate, ndim, fname, "dilate")
         self.cover_all = bool(cover_all)
         self.groups = int(groups)
-        self.outsize = outsize  # explicit output size (used by deconvolution's backward)
+        self.outsize = (
+            outsize  # explicit output size (used by deconvolution's backward)
+        )
         self.fname = fname
         if any(v <= 0 for v in self.stride) or any(v <= 0 for v in self.dilate):
-            raise ValueError(f"{fname}: stride and dilate must be positive, got "
-                             f"stride={stride!r}, dilate={dilate!r}")
+            raise ValueError(
+                f"{fname}: stride and dilate must be positive, got "
+                f"stride={stride!r}, dilate={dilate!r}"
+            )
         if any(v < 0 for v in self.pad):
             raise ValueError(f"{fname}: pad must be non-negative, got {pad!r}")
         if self.groups <= 0:
@@ -71,20 +84,25 @@ class ConvolutionND(FunctionNode):
         _check_x_w(in_types, self.ndim, self.groups, 1)
         w_out = type_check.eval(in_types[1].shape)[0]
         if w_out % self.groups:
-            raise type_check.InvalidType("W.shape[0] % groups == 0",
-                                         f"{w_out} % {self.groups} != 0")
+            raise type_check.InvalidType(
+                "W.shape[0] % groups == 0", f"{w_out} % {self.groups} != 0"
+            )
 
-    def _out_size(self, x_shape: tuple[int, ...], k: tuple[int, ...]) -> tuple[int, ...]:
+    def _out_size(
+        self, x_shape: tuple[int, ...], k: tuple[int, ...]
+    ) -> tuple[int, ...]:
         if self.outsize is not None:
             return tuple(self.outsize)
-        out = tuple(utils.get_conv_outsize(n, kk, s, p, cover_all=self.cover_all, d=d)
-                    for n, kk, s, p, d in zip(x_shape, k, self.stride, self.pad,
-                                              self.dilate))
+        out = tuple(
+            utils.get_conv_outsize(n, kk, s, p, cover_all=self.cover_all, d=d)
+            for n, kk, s, p, d in zip(x_shape, k, self.stride, self.pad, self.dilate)
+        )
         if any(o <= 0 for o in out):
             raise ValueError(
                 f"{self.fname}: the output size {out} is not positive (input "
                 f"{tuple(x_shape)}, kernel {k}, stride {self.stride}, pad {self.pad}, "
-                f"dilate {self.dilate})")
+                f"dilate {self.dilate})"
+            )
         return out
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -92,21 +110,31 @@ class ConvolutionND(FunctionNode):
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
         out = self._out_size(x.shape[2:], tuple(W.shape[2:]))
-        y = core.conv_forward(x, W, b, self.stride, self.pad, self.dilate, self.groups, out)
-        return y,
+        y = core.conv_forward(
+            x, W, b, self.stride, self.pad, self.dilate, self.groups, out
+        )
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.connection.deconvolution_nd import DeconvolutionND
         from kusari.functions.math.sum import sum as _sum
 
         x, W = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
-                ret.append(DeconvolutionND(
-                    self.ndim, self.stride, self.pad, tuple(x.shape[2:]), self.dilate,
-                    self.groups, check_outsize=False).apply((gy, W))[0])
+                ret.append(
+                    DeconvolutionND(
+                        self.ndim,
+                        self.stride,
+                        self.pad,
+                        tuple(x.shape[2:]),
+                        self.dilate,
+                        self.groups,
+                        check_outsize=False,
+                    ).apply((gy, W))[0]
+                )
             elif i == 1:
                 ret.append(ConvolutionNDGradW(self, tuple(W.shape)).apply((x, gy))[0])
             else:
@@ -132,30 +160,57 @@ class ConvolutionNDGradW(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, gy = inputs
-        gW = core.conv_grad_weight(x, gy, self.w_shape, self.stride, self.pad,
-                                   self.dilate, self.groups)
-        return gW,
+        gW = core.conv_grad_weight(
+            x, gy, self.w_shape, self.stride, self.pad, self.dilate, self.groups
+        )
+        return (gW,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.connection.deconvolution_nd import DeconvolutionND
 
         x, gy = self.get_retained_inputs()
-        ggW, = grad_outputs
+        (ggW,) = grad_outputs
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
-                ret.append(DeconvolutionND(
-                    self.ndim, self.stride, self.pad, tuple(x.shape[2:]), self.dilate,
-                    self.groups, check_outsize=False).apply((gy, ggW))[0])
+                ret.append(
+                    DeconvolutionND(
+                        self.ndim,
+                        self.stride,
+                        self.pad,
+                        tuple(x.shape[2:]),
+                        self.dilate,
+                        self.groups,
+                        check_outsize=False,
+                    ).apply((gy, ggW))[0]
+                )
             else:
-                ret.append(ConvolutionND(
-                    self.ndim, self.stride, self.pad, False, self.dilate, self.groups,
-                    outsize=tuple(gy.shape[2:])).apply((x, ggW))[0])
+                ret.append(
+                    ConvolutionND(
+                        self.ndim,
+                        self.stride,
+                        self.pad,
+                        False,
+                        self.dilate,
+                        self.groups,
+                        outsize=tuple(gy.shape[2:]),
+                    ).apply((x, ggW))[0]
+                )
         return tuple(ret)
 
 
-def _conv(x: Any, W: Any, b: Any, ndim: int, stride: Any, pad: Any, cover_all: bool,
-          dilate: Any, groups: int, fname: str) -> Variable:
+def _conv(
+    x: Any,
+    W: Any,
+    b: Any,
+    ndim: int,
+    stride: Any,
+    pad: Any,
+    cover_all: bool,
+    dilate: Any,
+    groups: int,
+    fname: str,
+) -> Variable:
     node = ConvolutionND(ndim, stride, pad, cover_all, dilate, groups, fname=fname)
     args = (x, W) if b is None else (x, W, b)
     return node.apply(args)[0]
@@ -164,13 +219,23 @@ def _conv(x: Any, W: Any, b: Any, ndim: int, stride: Any, pad: Any, cover_all: b
 def _ndim_of(x: Any, fname: str) -> int:
     shape = x.shape
     if len(shape) < 3:
-        raise ValueError(f"{fname}: x must have at least 3 dimensions (N, C, *spatial), "
-                         f"got shape {tuple(shape)}")
+        raise ValueError(
+            f"{fname}: x must have at least 3 dimensions (N, C, *spatial), "
+            f"got shape {tuple(shape)}"
+        )
     return len(shape) - 2
 
 
-def convolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
-                   cover_all: bool = False, dilate: Any = 1, groups: int = 1) -> Variable:
+def convolution_nd(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    cover_all: bool = False,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
     """N-dimensional convolution.
 
     Args:
@@ -195,11 +260,21 @@ def convolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
         array([[[3., 3.]]], dtype=float32)
     """
     ndim = _ndim_of(x, "convolution_nd")
-    return _conv(x, W, b, ndim, stride, pad, cover_all, dilate, groups, "convolution_nd")
+    return _conv(
+        x, W, b, ndim, stride, pad, cover_all, dilate, groups, "convolution_nd"
+    )
 
 
-def convolution_1d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
-                   cover_all: bool = False, dilate: Any = 1, groups: int = 1) -> Variable:
+def convolution_1d(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    cover_all: bool = False,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
     """1-dimensional convolution (:func:`convolution_nd` with a 3-d ``x``).
 
     Example:
@@ -210,13 +285,22 @@ def convolution_1d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
         (1, 3, 4)
     """
     if len(x.shape) != 3:
-        raise ValueError(f"convolution_1d: x must be 3-dimensional, got shape "
-                         f"{tuple(x.shape)}")
+        raise ValueError(
+            f"convolution_1d: x must be 3-dimensional, got shape {tuple(x.shape)}"
+        )
     return _conv(x, W, b, 1, stride, pad, cover_all, dilate, groups, "convolution_1d")
 
 
-def convolution_3d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
-                   cover_all: bool = False, dilate: Any = 1, groups: int = 1) -> Variable:
+def convolution_3d(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    cover_all: bool = False,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
     """3-dimensional convolution (:func:`convolution_nd` with a 5-d ``x``).
 
     Example:
@@ -227,6 +311,7 @@ def convolution_3d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
         (1, 2, 2, 2, 2)
     """
     if len(x.shape) != 5:
-        raise ValueError(f"convolution_3d: x must be 5-dimensional, got shape "
-                         f"{tuple(x.shape)}")
+        raise ValueError(
+            f"convolution_3d: x must be 5-dimensional, got shape {tuple(x.shape)}"
+        )
     return _conv(x, W, b, 3, stride, pad, cover_all, dilate, groups, "convolution_3d")

@@ -8,8 +8,17 @@ from kusari.functions.connection.deconvolution_nd import DeconvolutionND
 from kusari.variable import Variable
 
 
-def deconvolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
-                     outsize: Any = None, *, dilate: Any = 1, groups: int = 1) -> Variable:
+def deconvolution_2d(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    outsize: Any = None,
+    *,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
     """2-dimensional transposed convolution (the adjoint of :func:`convolution_2d`).
 
     Args:
@@ -31,8 +40,11 @@ def deconvolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
         (1, 1, 4, 4)
     """
     if len(x.shape) != 4:
-        raise ValueError(f"deconvolution_2d: x must be 4-dimensional (N, C, H, W), got "
-                         f"shape {tuple(x.shape)}")
-    node = DeconvolutionND(2, stride, pad, outsize, dilate, groups,
-                           fname="deconvolution_2d")
+        raise ValueError(
+            f"deconvolution_2d: x must be 4-dimensional (N, C, H, W), got "
+            f"shape {tuple(x.shape)}"
+        )
+    node = DeconvolutionND(
+        2, stride, pad, outsize, dilate, groups, fname="deconvolution_2d"
+    )
     return node.apply((x, W) if b is None else (x, W, b))[0]

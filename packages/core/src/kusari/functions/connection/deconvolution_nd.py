@@ -23,23 +23,34 @@ from kusari.variable import Variable
 
 
 class DeconvolutionND(FunctionNode):
-    """Transposed convolution of ``x`` (N, C_in, *in) with ``W`` (C_in, C_out/groups, *k)."""
+    """Transposed convolution of ``x`` (N, C_in, *in) by ``W`` (C_in, C_out/g, *k)."""
 
-    def __init__(self, ndim: int, stride: Any = 1, pad: Any = 0, outsize: Any = None,
-                 dilate: Any = 1, groups: int = 1, check_outsize: bool = True,
-                 fname: str = "deconvolution_nd") -> None:
+    def __init__(
+        self,
+        ndim: int,
+        stride: Any = 1,
+        pad: Any = 0,
+        outsize: Any = None,
+        dilate: Any = 1,
+        groups: int = 1,
+        check_outsize: bool = True,
+        fname: str = "deconvolution_nd",
+    ) -> None:
         self.ndim = ndim
         self.stride = core.as_tuple(stride, ndim, fname, "stride")
         self.pad = core.as_tuple(pad, ndim, fname, "pad")
         self.dilate = core.as_tuple(dilate, ndim, fname, "dilate")
-        self.outsize = None if outsize is None else core.as_tuple(outsize, ndim, fname,
-                                                                  "outsize")
+        self.outsize = (
+            None if outsize is None else core.as_tuple(outsize, ndim, fname, "outsize")
+        )
         self.groups = int(groups)
         self.check_outsize = check_outsize
         self.fname = fname
         if any(v <= 0 for v in self.stride) or any(v <= 0 for v in self.dilate):
-            raise ValueError(f"{fname}: stride and dilate must be positive, got "
-                             f"stride={stride!r}, dilate={dilate!r}")
+            raise ValueError(
+                f"{fname}: stride and dilate must be positive, got "
+                f"stride={stride!r}, dilate={dilate!r}"
+            )
         if any(v < 0 for v in self.pad):
             raise ValueError(f"{fname}: pad must be non-negative, got {pad!r}")
         if self.groups <= 0:
@@ -53,19 +64,23 @@ class DeconvolutionND(FunctionNode):
         _check_x_w(in_types, self.ndim, self.groups, 0)
         w_in = type_check.eval(in_types[1].shape)[0]
         if w_in % self.groups:
-            raise type_check.InvalidType("W.shape[0] % groups == 0",
-                                         f"{w_in} % {self.groups} != 0")
+            raise type_check.InvalidType(
+                "W.shape[0] % groups == 0", f"{w_in} % {self.groups} != 0"
+            )
         if self.outsize is not None and self.check_outsize:
             x_shape = type_check.eval(in_types[0].shape)
             k = type_check.eval(in_types[1].shape)[2:]
-            for ax, (n, o, kk, s, p, d) in enumerate(zip(
-                    x_shape[2:], self.outsize, k, self.stride, self.pad, self.dilate)):
+            for ax, (n, o, kk, s, p, d) in enumerate(
+                zip(x_shape[2:], self.outsize, k, self.stride, self.pad, self.dilate)
+            ):
                 lo = utils.get_conv_outsize(o, kk, s, p, d=d)
                 hi = utils.get_conv_outsize(o, kk, s, p, cover_all=True, d=d)
                 if not lo <= n <= hi:
                     raise type_check.InvalidType(
-                        f"{lo} <= x.shape[{ax + 2}] <= {hi} (from outsize={self.outsize})",
-                        f"x.shape[{ax + 2}] == {n}")
+                        f"{lo} <= x.shape[{ax + 2}] <= {hi} "
+                        f"(from outsize={self.outsize})",
+                        f"x.shape[{ax + 2}] == {n}",
+                    )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -73,27 +88,40 @@ class DeconvolutionND(FunctionNode):
         b = inputs[2] if len(inputs) == 3 else None
         k = tuple(W.shape[2:])
         if self.outsize is None:
-            out = tuple(utils.get_deconv_outsize(n, kk, s, p, d=d) for n, kk, s, p, d in
-                        zip(x.shape[2:], k, self.stride, self.pad, self.dilate))
+            out = tuple(
+                utils.get_deconv_outsize(n, kk, s, p, d=d)
+                for n, kk, s, p, d in zip(
+                    x.shape[2:], k, self.stride, self.pad, self.dilate
+                )
+            )
             if any(o <= 0 for o in out):
                 raise ValueError(f"{self.fname}: the output size {out} is not positive")
         else:
             out = self.outsize
-        y = core.deconv_forward(x, W, b, self.stride, self.pad, self.dilate, self.groups,
-                                tuple(out))
-        return y,
+        y = core.deconv_forward(
+            x, W, b, self.stride, self.pad, self.dilate, self.groups, tuple(out)
+        )
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.sum import sum as _sum
 
         x, W = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
-                ret.append(ConvolutionND(
-                    self.ndim, self.stride, self.pad, False, self.dilate, self.groups,
-                    outsize=tuple(x.shape[2:])).apply((gy, W))[0])
+                ret.append(
+                    ConvolutionND(
+                        self.ndim,
+                        self.stride,
+                        self.pad,
+                        False,
+                        self.dilate,
+                        self.groups,
+                        outsize=tuple(x.shape[2:]),
+                    ).apply((gy, W))[0]
+                )
             elif i == 1:
                 ret.append(ConvolutionNDGradW(self, tuple(W.shape)).apply((gy, x))[0])
             else:
@@ -101,15 +129,33 @@ class DeconvolutionND(FunctionNode):
         return tuple(ret)
 
 
-def _deconv(x: Any, W: Any, b: Any, ndim: int, stride: Any, pad: Any, outsize: Any,
-            dilate: Any, groups: int, fname: str) -> Variable:
+def _deconv(
+    x: Any,
+    W: Any,
+    b: Any,
+    ndim: int,
+    stride: Any,
+    pad: Any,
+    outsize: Any,
+    dilate: Any,
+    groups: int,
+    fname: str,
+) -> Variable:
     node = DeconvolutionND(ndim, stride, pad, outsize, dilate, groups, fname=fname)
     args = (x, W) if b is None else (x, W, b)
     return node.apply(args)[0]
 
 
-def deconvolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
-                     outsize: Any = None, dilate: Any = 1, groups: int = 1) -> Variable:
+def deconvolution_nd(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    outsize: Any = None,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
     """N-dimensional transposed convolution (the adjoint of :func:`convolution_nd`).
 
     Args:
@@ -130,14 +176,34 @@ def deconvolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
         array([[[1., 2., 2., 1.]]], dtype=float32)
     """
     if len(x.shape) < 3:
-        raise ValueError(f"deconvolution_nd: x must have at least 3 dimensions, got "
-                         f"shape {tuple(x.shape)}")
-    return _deconv(x, W, b, len(x.shape) - 2, stride, pad, outsize, dilate, groups,
-                   "deconvolution_nd")
+        raise ValueError(
+            f"deconvolution_nd: x must have at least 3 dimensions, got "
+            f"shape {tuple(x.shape)}"
+        )
+    return _deconv(
+        x,
+        W,
+        b,
+        len(x.shape) - 2,
+        stride,
+        pad,
+        outsize,
+        dilate,
+        groups,
+        "deconvolution_nd",
+    )
 
 
-def deconvolution_1d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
-                     outsize: Any = None, dilate: Any = 1, groups: int = 1) -> Variable:
+def deconvolution_1d(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    outsize: Any = None,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
     """1-dimensional transposed convolution.
 
     Example:
@@ -148,13 +214,22 @@ def deconvolution_1d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
         (1, 4, 6)
     """
     if len(x.shape) != 3:
-        raise ValueError(f"deconvolution_1d: x must be 3-dimensional, got shape "
-                         f"{tuple(x.shape)}")
+        raise ValueError(
+            f"deconvolution_1d: x must be 3-dimensional, got shape {tuple(x.shape)}"
+        )
     return _deconv(x, W, b, 1, stride, pad, outsize, dilate, groups, "deconvolution_1d")
 
 
-def deconvolution_3d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
-                     outsize: Any = None, dilate: Any = 1, groups: int = 1) -> Variable:
+def deconvolution_3d(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    outsize: Any = None,
+    dilate: Any = 1,
+    groups: int = 1,
+) -> Variable:
     """3-dimensional transposed convolution.
 
     Example:
@@ -165,6 +240,7 @@ def deconvolution_3d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
         (1, 3, 3, 3, 3)
     """
     if len(x.shape) != 5:
-        raise ValueError(f"deconvolution_3d: x must be 5-dimensional, got shape "
-                         f"{tuple(x.shape)}")
+        raise ValueError(
+            f"deconvolution_3d: x must be 5-dimensional, got shape {tuple(x.shape)}"
+        )
     return _deconv(x, W, b, 3, stride, pad, outsize, dilate, groups, "deconvolution_3d")

@@ -9,8 +9,9 @@ from kusari.utils import type_check
 from kusari.variable import Variable
 
 
-def depthwise_convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1,
-                             pad: Any = 0) -> Variable:
+def depthwise_convolution_2d(
+    x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0
+) -> Variable:
     """Two-dimensional depthwise convolution.
 
     Every input channel ``c`` is convolved with its ``c_M`` filters
@@ -45,7 +46,8 @@ def depthwise_convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1,
             f"x.shape={x_shape}, W.shape={w_shape}",
             "Invalid operation is performed in: DepthwiseConvolution2D (Forward)\n\n"
             f"Expect: x.ndim == 4, W.ndim == 4, x.shape[1] == W.shape[1]\n"
-            f"Actual: x.shape={x_shape}, W.shape={w_shape}")
+            f"Actual: x.shape={x_shape}, W.shape={w_shape}",
+        )
     M, C, kh, kw = w_shape
     Wg = reshape(transpose(W, (1, 0, 2, 3)), (C * M, 1, kh, kw))
     node = ConvolutionND(2, stride, pad, False, 1, C, fname="depthwise_convolution_2d")

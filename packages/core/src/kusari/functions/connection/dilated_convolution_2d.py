@@ -8,8 +8,15 @@ from kusari.functions.connection.convolution_nd import ConvolutionND
 from kusari.variable import Variable
 
 
-def dilated_convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
-                           dilate: Any = 1, cover_all: bool = False) -> Variable:
+def dilated_convolution_2d(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    stride: Any = 1,
+    pad: Any = 0,
+    dilate: Any = 1,
+    cover_all: bool = False,
+) -> Variable:
     """2-dimensional dilated convolution.
 
     Same as ``convolution_2d(x, W, b, stride, pad, cover_all, dilate=dilate)``.
@@ -23,8 +30,11 @@ def dilated_convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: 
         (1, 1, 3, 3)
     """
     if len(x.shape) != 4:
-        raise ValueError(f"dilated_convolution_2d: x must be 4-dimensional, got shape "
-                         f"{tuple(x.shape)}")
-    node = ConvolutionND(2, stride, pad, cover_all, dilate, 1,
-                         fname="dilated_convolution_2d")
+        raise ValueError(
+            f"dilated_convolution_2d: x must be 4-dimensional, got shape "
+            f"{tuple(x.shape)}"
+        )
+    node = ConvolutionND(
+        2, stride, pad, cover_all, dilate, 1, fname="dilated_convolution_2d"
+    )
     return node.apply((x, W) if b is None else (x, W, b))[0]

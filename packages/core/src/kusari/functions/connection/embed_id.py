@@ -31,22 +31,26 @@ class EmbedIDFunction(FunctionNode):
         n = W.shape[0]
         if self.ignore_label is None:
             if xp is numpy and x.size and (x.min() < 0 or x.max() >= n):
-                raise ValueError(f"embed_id: each x must be in [0, {n}), got values in "
-                                 f"[{x.min()}, {x.max()}]")
-            return W.take(x, axis=0),
+                raise ValueError(
+                    f"embed_id: each x must be in [0, {n}), got values in "
+                    f"[{x.min()}, {x.max()}]"
+                )
+            return (W.take(x, axis=0),)
         mask = x == self.ignore_label
         if xp is numpy:
             valid = x[~mask]
             if valid.size and (valid.min() < 0 or valid.max() >= n):
-                raise ValueError(f"embed_id: each x must be in [0, {n}) or equal "
-                                 f"ignore_label={self.ignore_label}")
+                raise ValueError(
+                    f"embed_id: each x must be in [0, {n}) or equal "
+                    f"ignore_label={self.ignore_label}"
+                )
         y = W.take(xp.where(mask, 0, x), axis=0)
         y[mask] = 0
-        return y,
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        gy, = grad_outputs
+        (x,) = self.get_retained_inputs()
+        (gy,) = grad_outputs
         return None, EmbedIDGrad(self._w_shape, self.ignore_label).apply((x, gy))[0]
 
 
@@ -78,11 +82,11 @@ class EmbedIDGrad(FunctionNode):
                 gW[xs[starts]] = numpy.add.reduceat(g2[order], starts, axis=0)
         else:
             xp.add.at(gW, xf, g2)
-        return gW,
+        return (gW,)
 
     def backward(self, indexes: Any, grads: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        ggW, = grads
+        (x,) = self.get_retained_inputs()
+        (ggW,) = grads
         return None, embed_id(x, ggW, self.ignore_label)
 
 

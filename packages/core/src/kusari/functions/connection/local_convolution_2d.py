@@ -46,7 +46,7 @@ def _grad_x(W: Any, gy: Any, s: tuple[int, int], x_shape: tuple[int, ...]) -> An
     Wd = max(x_shape[3], (ow - 1) * s[1] + kw)
     gx = xp.zeros((N, C, H, Wd), dtype=gy.dtype)
     core.col2im_add(gcol, gx, (kh, kw), s, (1, 1), (oh, ow))
-    return gx[:, :, :x_shape[2], :x_shape[3]]
+    return gx[:, :, : x_shape[2], : x_shape[3]]
 
 
 def _grad_w(x: Any, gy: Any, s: tuple[int, int], w_shape: tuple[int, ...]) -> Any:
@@ -61,26 +61,37 @@ class LocalConvolution2DFunction(FunctionNode):
     """``y[n, o, i, j] = sum W[o, i, j, c, p, q] x[n, c, s_y i + p, s_x j + q]``."""
 
     def __init__(self, stride: Any = 1) -> None:
-        self.stride = core.as_tuple(stride, 2, "local_convolution_2d", "stride")
+        sy, sx = core.as_tuple(stride, 2, "local_convolution_2d", "stride")
+        self.stride = (sy, sx)
 
     def check_type_forward(self, in_types: Any) -> None:
         n_in = len(in_types)
         type_check._argname(in_types, ("x", "W") if n_in == 2 else ("x", "W", "b"))
         x, w = in_types[0], in_types[1]
-        type_check.expect(x.dtype.kind == "f", w.dtype == x.dtype, x.ndim == 4,
-                          w.ndim == 6, x.shape[1] == w.shape[3])
+        type_check.expect(
+            x.dtype.kind == "f",
+            w.dtype == x.dtype,
+            x.ndim == 4,
+            w.ndim == 6,
+            x.shape[1] == w.shape[3],
+        )
         xs = type_check.eval(x.shape)
         ws = type_check.eval(w.shape)
         oh = (xs[2] - ws[4]) // self.stride[0] + 1
         ow = (xs[3] - ws[5]) // self.stride[1] + 1
         if (oh, ow) != tuple(ws[1:3]):
-            raise type_check.InvalidType("W.shape[1:3] == output size",
-                                         f"{tuple(ws[1:3])} != {(oh, ow)}")
+            raise type_check.InvalidType(
+                "W.shape[1:3] == output size", f"{tuple(ws[1:3])} != {(oh, ow)}"
+            )
         if n_in == 3:
             b = in_types[2]
-            type_check.expect(b.dtype == x.dtype, b.ndim == 3,
-                              b.shape[0] == w.shape[0], b.shape[1] == w.shape[1],
-                              b.shape[2] == w.shape[2])
+            type_check.expect(
+                b.dtype == x.dtype,
+                b.ndim == 3,
+                b.shape[0] == w.shape[0],
+                b.shape[1] == w.shape[1],
+                b.shape[2] == w.shape[2],
+            )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -88,13 +99,13 @@ class LocalConvolution2DFunction(FunctionNode):
         y = _forward(x, W, self.stride)
         if len(inputs) == 3:
             y = y + inputs[2]
-        return y,
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.sum import sum as _sum
 
         x, W = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
@@ -114,11 +125,11 @@ class _LocalGradX(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         W, gy = inputs
-        return _grad_x(W, gy, self.stride, self.x_shape),
+        return (_grad_x(W, gy, self.stride, self.x_shape),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         W, gy = self.get_retained_inputs()
-        ggx, = grad_outputs
+        (ggx,) = grad_outputs
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
@@ -136,11 +147,11 @@ class _LocalGradW(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, gy = inputs
-        return _grad_w(x, gy, self.stride, self.w_shape),
+        return (_grad_w(x, gy, self.stride, self.w_shape),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, gy = self.get_retained_inputs()
-        ggW, = grad_outputs
+        (ggW,) = grad_outputs
         ret: list[Any] = []
         for i in indexes:
             if i == 0:

@@ -17,9 +17,15 @@ from kusari.functions.pooling.roi_average_pooling_2d import roi_average_pooling_
 from kusari.functions.pooling.roi_max_align_2d import roi_max_align_2d
 from kusari.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d
 from kusari.functions.pooling.roi_pooling_2d import roi_pooling_2d
-from kusari.functions.pooling.spatial_pyramid_pooling_2d import spatial_pyramid_pooling_2d
+from kusari.functions.pooling.spatial_pyramid_pooling_2d import (
+    spatial_pyramid_pooling_2d,
+)
 from kusari.functions.pooling.unpooling_2d import unpooling_2d
-from kusari.functions.pooling.unpooling_nd import unpooling_1d, unpooling_3d, unpooling_nd
+from kusari.functions.pooling.unpooling_nd import (
+    unpooling_1d,
+    unpooling_3d,
+    unpooling_nd,
+)
 from kusari.functions.pooling.upsampling_2d import upsampling_2d
 
 __all__ = [

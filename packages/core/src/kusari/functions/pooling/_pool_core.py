@@ -26,8 +26,9 @@ def as_tuple(value: Any, n: int, fname: str, argname: str) -> tuple[int, ...]:
     try:
         t = tuple(int(v) for v in value)
     except TypeError:
-        raise TypeError(f"{fname}: {argname} must be an int or a tuple of {n} ints, "
-                        f"got {value!r}") from None
+        raise TypeError(
+            f"{fname}: {argname} must be an int or a tuple of {n} ints, got {value!r}"
+        ) from None
     if len(t) != n:
         raise ValueError(f"{fname}: {argname} must have {n} elements, got {value!r}")
     return t
@@ -36,8 +37,9 @@ def as_tuple(value: Any, n: int, fname: str, argname: str) -> tuple[int, ...]:
 class PoolParams:
     """Normalised ``ksize``/``stride``/``pad`` of an N-d pooling."""
 
-    def __init__(self, ndim: int, ksize: Any, stride: Any, pad: Any, cover_all: bool,
-                 fname: str) -> None:
+    def __init__(
+        self, ndim: int, ksize: Any, stride: Any, pad: Any, cover_all: bool, fname: str
+    ) -> None:
         self.ndim = ndim
         self.fname = fname
         self.k = as_tuple(ksize, ndim, fname, "ksize")
@@ -45,40 +47,51 @@ class PoolParams:
         self.p = as_tuple(pad, ndim, fname, "pad")
         self.cover_all = bool(cover_all)
         if any(v <= 0 for v in self.k) or any(v <= 0 for v in self.s):
-            raise ValueError(f"{fname}: ksize and stride must be positive, got "
-                             f"ksize={ksize!r}, stride={stride!r}")
+            raise ValueError(
+                f"{fname}: ksize and stride must be positive, got "
+                f"ksize={ksize!r}, stride={stride!r}"
+            )
         if any(v < 0 for v in self.p):
             raise ValueError(f"{fname}: pad must be non-negative, got {pad!r}")
 
     def out_size(self, insz: tuple[int, ...]) -> tuple[int, ...]:
-        out = tuple(utils.get_conv_outsize(n, k, s, p, cover_all=self.cover_all)
-                    for n, k, s, p in zip(insz, self.k, self.s, self.p))
+        out = tuple(
+            utils.get_conv_outsize(n, k, s, p, cover_all=self.cover_all)
+            for n, k, s, p in zip(insz, self.k, self.s, self.p)
+        )
         if any(o <= 0 for o in out):
-            raise ValueError(f"{self.fname}: the output size {out} is not positive "
-                             f"(input {tuple(insz)}, ksize {self.k}, stride {self.s}, "
-                             f"pad {self.p})")
+            raise ValueError(
+                f"{self.fname}: the output size {out} is not positive "
+                f"(input {tuple(insz)}, ksize {self.k}, stride {self.s}, "
+                f"pad {self.p})"
+            )
         return out
 
     def padded(self, insz: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple(max(n + 2 * p, (o - 1) * s + k)
-                     for n, p, o, s, k in zip(insz, self.p, out, self.s, self.k))
+        return tuple(
+            max(n + 2 * p, (o - 1) * s + k)
+            for n, p, o, s, k in zip(insz, self.p, out, self.s, self.k)
+        )
 
     def offsets(self) -> list[tuple[int, ...]]:
         return list(itertools.product(*[range(v) for v in self.k]))
 
     def window(self, off: tuple[int, ...], out: tuple[int, ...]) -> tuple[slice, ...]:
         return (slice(None), slice(None)) + tuple(
-            slice(o, o + (n - 1) * s + 1, s) for o, n, s in zip(off, out, self.s))
+            slice(o, o + (n - 1) * s + 1, s) for o, n, s in zip(off, out, self.s)
+        )
 
     def crop(self, insz: tuple[int, ...]) -> tuple[slice, ...]:
         return (slice(None), slice(None)) + tuple(
-            slice(p, p + n) for p, n in zip(self.p, insz))
+            slice(p, p + n) for p, n in zip(self.p, insz)
+        )
 
 
 def _xp(x: Any) -> Any:
     if isinstance(x, numpy.ndarray):
         return numpy
     import cupy
+
     return cupy
 
 
@@ -143,8 +156,10 @@ def index_scatter(idx: Any, g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> A
     """``res[window(i) at idx[i]] += g[i]``; ``res`` has spatial size ``outsz``."""
     xp = _xp(g)
     insz = tuple(g.shape[2:])
-    P = tuple(max(n + 2 * p, (o - 1) * s + k)
-              for n, p, o, s, k in zip(outsz, pp.p, insz, pp.s, pp.k))
+    P = tuple(
+        max(n + 2 * p, (o - 1) * s + k)
+        for n, p, o, s, k in zip(outsz, pp.p, insz, pp.s, pp.k)
+    )
     size = g.shape[0] * g.shape[1]
     for v in P:
         size *= v
@@ -184,16 +199,19 @@ def sum_unpool(g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> Any:
     """Adjoint of :func:`sum_pool`: every input value added over its window."""
     xp = _xp(g)
     insz = tuple(g.shape[2:])
-    P = tuple(max(n + 2 * p, (o - 1) * s + k)
-              for n, p, o, s, k in zip(outsz, pp.p, insz, pp.s, pp.k))
+    P = tuple(
+        max(n + 2 * p, (o - 1) * s + k)
+        for n, p, o, s, k in zip(outsz, pp.p, insz, pp.s, pp.k)
+    )
     res = xp.zeros(g.shape[:2] + P, dtype=g.dtype)
     for off in pp.offsets():
         res[pp.window(off, insz)] += g
     return res[pp.crop(outsz)]
 
 
-def valid_counts(insz: tuple[int, ...], pp: PoolParams, out: tuple[int, ...],
-                 xp: Any) -> Any:
+def valid_counts(
+    insz: tuple[int, ...], pp: PoolParams, out: tuple[int, ...], xp: Any
+) -> Any:
     """Number of non-padding elements in each window, shape ``(1, 1, *out)``."""
     counts = None
     for n, k, s, p, o in zip(insz, pp.k, pp.s, pp.p, out):

@@ -10,7 +10,6 @@ backward and double backward (each is the other's adjoint).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy
@@ -27,16 +26,19 @@ def pair(v: Any, fname: str, argname: str) -> tuple[int, int]:
         a = b = v
     for t in (a, b):
         if not (isinstance(t, (int, numpy.integer)) and t > 0):
-            raise TypeError(f"{fname}: {argname} must be a positive int or a pair of "
-                            f"positive ints, got {v!r}")
+            raise TypeError(
+                f"{fname}: {argname} must be a positive int or a pair of "
+                f"positive ints, got {v!r}"
+            )
     return int(a), int(b)
 
 
 def check_scale(spatial_scale: Any, fname: str) -> float:
     if isinstance(spatial_scale, (int, float, numpy.floating)) and spatial_scale > 0:
         return float(spatial_scale)
-    raise TypeError(f"{fname}: spatial_scale must be a positive float, got "
-                    f"{spatial_scale!r}")
+    raise TypeError(
+        f"{fname}: spatial_scale must be a positive float, got {spatial_scale!r}"
+    )
 
 
 def apply_triplets(x: Any, src: Any, dst: Any, w: Any, size: int) -> Any:
@@ -50,8 +52,15 @@ def apply_triplets(x: Any, src: Any, dst: Any, w: Any, size: int) -> Any:
 class SparseLinear(FunctionNode):
     """``y.flat[dst] += w * x.flat[src]`` with ``y`` of ``out_shape``."""
 
-    def __init__(self, src: Any, dst: Any, w: Any, in_shape: tuple[int, ...],
-                 out_shape: tuple[int, ...], label: str) -> None:
+    def __init__(
+        self,
+        src: Any,
+        dst: Any,
+        w: Any,
+        in_shape: tuple[int, ...],
+        out_shape: tuple[int, ...],
+        label: str,
+    ) -> None:
         self.src, self.dst, self.w = src, dst, w
         self.in_shape, self.out_shape = in_shape, out_shape
         self._label = label
@@ -61,27 +70,41 @@ class SparseLinear(FunctionNode):
         return self._label
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         size = 1
         for v in self.out_shape:
             size *= v
-        return apply_triplets(x, self.src, self.dst, self.w, size).reshape(self.out_shape),
+        return (
+            apply_triplets(x, self.src, self.dst, self.w, size).reshape(self.out_shape),
+        )
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return SparseLinear(self.dst, self.src, self.w, self.out_shape, self.in_shape,
-                            self._label + "Grad").apply(grad_outputs)
+        return SparseLinear(
+            self.dst,
+            self.src,
+            self.w,
+            self.out_shape,
+            self.in_shape,
+            self._label + "Grad",
+        ).apply(grad_outputs)
 
 
 def roi_inputs_check(in_types: Any, n_cols: int, with_indices: bool) -> None:
     names = ("x", "rois", "roi_indices") if with_indices else ("x", "rois")
     type_check._argname(in_types, names)
     x, rois = in_types[0], in_types[1]
-    type_check.expect(x.dtype.kind == "f", x.ndim == 4, rois.dtype == x.dtype,
-                      rois.ndim == 2, rois.shape[1] == n_cols)
+    type_check.expect(
+        x.dtype.kind == "f",
+        x.ndim == 4,
+        rois.dtype.kind == "f",
+        rois.ndim == 2,
+        rois.shape[1] == n_cols,
+    )
     if with_indices:
         idx = in_types[2]
-        type_check.expect(idx.dtype.kind == "i", idx.ndim == 1,
-                          rois.shape[0] == idx.shape[0])
+        type_check.expect(
+            idx.dtype.kind == "i", idx.ndim == 1, rois.shape[0] == idx.shape[0]
+        )
 
 
 class RoIFunction(FunctionNode):
@@ -90,6 +113,7 @@ class RoIFunction(FunctionNode):
 
     n_cols = 4
     with_indices = True
+    outsize: tuple[int, int] = (1, 1)
 
     def check_type_forward(self, in_types: Any) -> None:
         roi_inputs_check(in_types, self.n_cols, self.with_indices)
@@ -107,8 +131,9 @@ class RoIFunction(FunctionNode):
             idx = rois[:, 0].astype(numpy.int64)
             rois = rois[:, 1:]
         x_host = x if xp is numpy else x.get()
-        src, dst, w = self.triplets(x_host, numpy.asarray(rois, numpy.float64),
-                                    numpy.asarray(idx, numpy.int64))
+        src, dst, w = self.triplets(
+            x_host, numpy.asarray(rois, numpy.float64), numpy.asarray(idx, numpy.int64)
+        )
         self._in_shape = tuple(x.shape)
         self._out_shape = (len(rois), x.shape[1]) + self.outsize
         if xp is not numpy:
@@ -118,12 +143,13 @@ class RoIFunction(FunctionNode):
         size = 1
         for v in self._out_shape:
             size *= v
-        return apply_triplets(x, src, dst, w, size).reshape(self._out_shape),
+        return (apply_triplets(x, src, dst, w, size).reshape(self._out_shape),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         src, dst, w = self._t
-        gx, = SparseLinear(dst, src, w, self._out_shape, self._in_shape,
-                           self.label + "Grad").apply(grad_outputs)
+        (gx,) = SparseLinear(
+            dst, src, w, self._out_shape, self._in_shape, self.label + "Grad"
+        ).apply(grad_outputs)
         return (gx,) + (None,) * (len(indexes) - 1)
 
 
@@ -132,8 +158,9 @@ def _round_half_even(v: Any) -> Any:
     return numpy.round(v).astype(numpy.int64)
 
 
-def int_bins(start: Any, end: Any, n_out: int, limit: int, plus_one: bool
-             ) -> tuple[Any, Any]:
+def int_bins(
+    start: Any, end: Any, n_out: int, limit: int, plus_one: bool
+) -> tuple[Any, Any]:
     """Integer bin bounds ``(lo, hi)`` of shape ``(R, n_out)`` (Fast R-CNN rule)."""
     length = end - start + (1 if plus_one else 0)
     length = numpy.maximum(length, 1)
@@ -146,8 +173,14 @@ def int_bins(start: Any, end: Any, n_out: int, limit: int, plus_one: bool
     return lo, hi
 
 
-def bin_candidates(rois: Any, idx: Any, x_shape: tuple[int, ...], outsize: tuple[int, int],
-                   scale: float, plus_one: bool) -> tuple[Any, Any, Any]:
+def bin_candidates(
+    rois: Any,
+    idx: Any,
+    x_shape: tuple[int, ...],
+    outsize: tuple[int, int],
+    scale: float,
+    plus_one: bool,
+) -> tuple[Any, Any, Any]:
     """Every pixel of every bin: ``(pos, valid, count)``.
 
     ``pos`` (R, oh, ow, M) is the flat index of the pixel within image
@@ -161,19 +194,23 @@ def bin_candidates(rois: Any, idx: Any, x_shape: tuple[int, ...], outsize: tuple
     xlo, xhi = int_bins(r[:, 1], r[:, 3], ow, W, plus_one)
     bh = int(max(1, (yhi - ylo).max(initial=1)))
     bw = int(max(1, (xhi - xlo).max(initial=1)))
-    iy = ylo[:, :, None, None, None] + numpy.arange(bh)[:, None]    # R, oh, 1, bh, 1
-    ix = xlo[:, None, :, None, None] + numpy.arange(bw)[None, :]    # R, 1, ow, 1, bw
+    iy = ylo[:, :, None, None, None] + numpy.arange(bh)[:, None]  # R, oh, 1, bh, 1
+    ix = xlo[:, None, :, None, None] + numpy.arange(bw)[None, :]  # R, 1, ow, 1, bw
     valid = (iy < yhi[:, :, None, None, None]) & (ix < xhi[:, None, :, None, None])
-    pos = (idx[:, None, None, None, None] * C * H * W + numpy.minimum(iy, H - 1) * W
-           + numpy.minimum(ix, W - 1))
+    pos = (
+        idx[:, None, None, None, None] * C * H * W
+        + numpy.minimum(iy, H - 1) * W
+        + numpy.minimum(ix, W - 1)
+    )
     pos, valid = numpy.broadcast_arrays(pos, valid)
     R = len(rois)
     count = valid.reshape(R, oh, ow, -1).sum(-1)
     return pos.reshape(R, oh, ow, -1), valid.reshape(R, oh, ow, -1), count
 
 
-def expand_channels(pos: Any, valid: Any, w: Any, C: int, HW: int
-                    ) -> tuple[Any, Any, Any]:
+def expand_channels(
+    pos: Any, valid: Any, w: Any, C: int, HW: int
+) -> tuple[Any, Any, Any]:
     """Triplets over all channels from per-plane candidates ``(R, oh, ow, M)``.
 
     ``pos`` holds flat positions for channel 0; ``w`` is None or broadcastable
@@ -182,15 +219,16 @@ def expand_channels(pos: Any, valid: Any, w: Any, C: int, HW: int
     R, oh, ow, M = pos.shape
     sel = valid.reshape(-1)
     p = pos.reshape(-1)[sel]
-    b = numpy.nonzero(sel)[0] // M          # flat (r, ph, pw)
+    b = numpy.nonzero(sel)[0] // M  # flat (r, ph, pw)
     r, q = b // (oh * ow), b % (oh * ow)
     c = numpy.arange(C)[:, None]
     src = p[None, :] + c * HW
     dst = (r[None, :] * C + c) * (oh * ow) + q[None, :]
     ww = None
     if w is not None:
-        ww = numpy.broadcast_to(numpy.broadcast_to(w, pos.shape).reshape(-1)[sel],
-                                src.shape)
+        ww = numpy.broadcast_to(
+            numpy.broadcast_to(w, pos.shape).reshape(-1)[sel], src.shape
+        )
     return src.ravel(), dst.ravel(), None if ww is None else ww.ravel()
 
 
@@ -200,9 +238,37 @@ def per_channel(pos: Any, C: int, HW: int) -> Any:
     return pos[:, None] + c
 
 
+def select_max(vals: Any, valid: Any, pos: Any, w: Any) -> tuple[Any, Any, Any]:
+    """Triplets of a max over the candidate axis.
+
+    ``vals``/``valid`` are (R, C, oh, ow, M); ``pos`` (and ``w``, or None) are
+    (R, C, oh, ow, M, T): the ``T`` source terms of each candidate.  Outputs
+    without a valid candidate get no triplet (they stay zero).
+    """
+    v = numpy.where(valid, vals, -numpy.inf)
+    am = v.argmax(axis=-1)
+    has = valid.any(axis=-1)
+    take = am[..., None, None]
+    psel = numpy.take_along_axis(pos, take, axis=-2)[..., 0, :]  # R, C, oh, ow, T
+    dst = numpy.broadcast_to(
+        numpy.arange(has.size).reshape(has.shape + (1,)), psel.shape
+    )
+    keep = numpy.broadcast_to(has[..., None], psel.shape)
+    wsel = None
+    if w is not None:
+        wsel = numpy.take_along_axis(w, take, axis=-2)[..., 0, :][keep]
+    return psel[keep], dst[keep], wsel
+
+
 # -- RoIAlign sampling -----------------------------------------------------------
-def align_samples(rois: Any, idx: Any, x_shape: tuple[int, ...], outsize: tuple[int, int],
-                  scale: float, sampling_ratio: Any) -> tuple[Any, Any, Any, Any]:
+def align_samples(
+    rois: Any,
+    idx: Any,
+    x_shape: tuple[int, ...],
+    outsize: tuple[int, int],
+    scale: float,
+    sampling_ratio: Any,
+) -> tuple[Any, Any, Any, Any]:
     """Bilinear sample points of RoIAlign (Caffe2 rules).
 
     Returns ``(pos, wts, ok, count)``: the 4 corner positions (flat, channel
@@ -222,8 +288,11 @@ def align_samples(rois: Any, idx: Any, x_shape: tuple[int, ...], outsize: tuple[
         gh = numpy.ceil(rh / oh).astype(numpy.int64)
         gw = numpy.ceil(rw / ow).astype(numpy.int64)
     else:
-        sr = sampling_ratio if isinstance(sampling_ratio, (tuple, list)) else \
-            (sampling_ratio, sampling_ratio)
+        sr = (
+            sampling_ratio
+            if isinstance(sampling_ratio, (tuple, list))
+            else (sampling_ratio, sampling_ratio)
+        )
         gh = numpy.full(R, int(sr[0]), numpy.int64)
         gw = numpy.full(R, int(sr[1]), numpy.int64)
     gh = numpy.maximum(gh, 1)
@@ -231,29 +300,48 @@ def align_samples(rois: Any, idx: Any, x_shape: tuple[int, ...], outsize: tuple[
     Gh, Gw = int(gh.max(initial=1)), int(gw.max(initial=1))
     iy, ix = numpy.arange(Gh), numpy.arange(Gw)
     ph, pw = numpy.arange(oh), numpy.arange(ow)
-    y = (start[:, 0, None, None] + ph[None, :, None] * bin_h[:, None, None]
-         + (iy[None, None, :] + 0.5) * (bin_h / gh)[:, None, None])   # R, oh, Gh
-    x = (start[:, 1, None, None] + pw[None, :, None] * bin_w[:, None, None]
-         + (ix[None, None, :] + 0.5) * (bin_w / gw)[:, None, None])   # R, ow, Gw
-    vy = (iy[None, None, :] < gh[:, None, None])
-    vx = (ix[None, None, :] < gw[:, None, None])
+    y = (
+        start[:, 0, None, None]
+        + ph[None, :, None] * bin_h[:, None, None]
+        + (iy[None, None, :] + 0.5) * (bin_h / gh)[:, None, None]
+    )  # R, oh, Gh
+    x = (
+        start[:, 1, None, None]
+        + pw[None, :, None] * bin_w[:, None, None]
+        + (ix[None, None, :] + 0.5) * (bin_w / gw)[:, None, None]
+    )  # R, ow, Gw
+    vy = iy[None, None, :] < gh[:, None, None]
+    vx = ix[None, None, :] < gw[:, None, None]
     ylo, yhi, ly, oky = _axis_interp(y, H)
     xlo, xhi, lx, okx = _axis_interp(x, W)
-    e = (slice(None), slice(None), None, slice(None), None)   # -> R, oh, 1, Gh, 1
-    f = (slice(None), None, slice(None), None, slice(None))   # -> R, 1, ow, 1, Gw
+    e = (slice(None), slice(None), None, slice(None), None)  # -> R, oh, 1, Gh, 1
+    f = (slice(None), None, slice(None), None, slice(None))  # -> R, 1, ow, 1, Gw
     ok = (vy & oky)[e] & (vx & okx)[f]
     base = idx[:, None, None, None, None] * (C * H * W)
-    pos = numpy.stack([base + ylo[e] * W + xlo[f], base + ylo[e] * W + xhi[f],
-                       base + yhi[e] * W + xlo[f], base + yhi[e] * W + xhi[f]], axis=-1)
+    pos = numpy.stack(
+        [
+            base + ylo[e] * W + xlo[f],
+            base + ylo[e] * W + xhi[f],
+            base + yhi[e] * W + xlo[f],
+            base + yhi[e] * W + xhi[f],
+        ],
+        axis=-1,
+    )
     hy, hx = 1.0 - ly, 1.0 - lx
-    wts = numpy.stack([hy[e] * hx[f], hy[e] * lx[f], ly[e] * hx[f], ly[e] * lx[f]],
-                      axis=-1) * ok[..., None]
+    wts = (
+        numpy.stack(
+            [hy[e] * hx[f], hy[e] * lx[f], ly[e] * hx[f], ly[e] * lx[f]], axis=-1
+        )
+        * ok[..., None]
+    )
     S = Gh * Gw
     shape5 = (R, oh, ow, S, 4)
-    return (numpy.broadcast_to(pos, (R, oh, ow, Gh, Gw, 4)).reshape(shape5),
-            numpy.broadcast_to(wts, (R, oh, ow, Gh, Gw, 4)).reshape(shape5),
-            numpy.broadcast_to(ok, (R, oh, ow, Gh, Gw)).reshape(R, oh, ow, S),
-            gh * gw)
+    return (
+        numpy.broadcast_to(pos, (R, oh, ow, Gh, Gw, 4)).reshape(shape5),
+        numpy.broadcast_to(wts, (R, oh, ow, Gh, Gw, 4)).reshape(shape5),
+        numpy.broadcast_to(ok, (R, oh, ow, Gh, Gw)).reshape(R, oh, ow, S),
+        gh * gw,
+    )
 
 
 def _axis_interp(v: Any, size: int) -> tuple[Any, Any, Any, Any]:
@@ -267,7 +355,3 @@ def _axis_interp(v: Any, size: int) -> tuple[Any, Any, Any, Any]:
     v = numpy.where(top, lo.astype(numpy.float64), v)
     frac = v - lo
     return lo, hi, frac, ok
-
-
-def ceil_div(a: int, b: int) -> int:
-    return int(math.ceil(a / b))

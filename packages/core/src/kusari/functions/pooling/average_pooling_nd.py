@@ -19,8 +19,13 @@ from kusari.variable import Variable
 class SumPooling(FunctionNode):
     """``y = coeff * sum over each window of x``."""
 
-    def __init__(self, pp: core.PoolParams, coeff: Any, label: str,
-                 outsize: tuple[int, ...] | None = None) -> None:
+    def __init__(
+        self,
+        pp: core.PoolParams,
+        coeff: Any,
+        label: str,
+        outsize: tuple[int, ...] | None = None,
+    ) -> None:
         self.pp = pp
         self.coeff = coeff  # None (no scaling), a float, or a callable(insz, out, xp)
         self._label = label
@@ -36,7 +41,7 @@ class SumPooling(FunctionNode):
         type_check.expect(x.dtype.kind == "f", x.ndim == self.pp.ndim + 2)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._insz = tuple(x.shape[2:])
         out = self.outsize if self.outsize is not None else self.pp.out_size(self._insz)
         y = core.sum_pool(x, self.pp, out)
@@ -44,18 +49,20 @@ class SumPooling(FunctionNode):
         if c is not None:
             y *= c
         self._c = c
-        return y,
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return SumUnpooling(self.pp, self._c, self._insz,
-                            self._label + "Grad").apply(grad_outputs)
+        return SumUnpooling(self.pp, self._c, self._insz, self._label + "Grad").apply(
+            grad_outputs
+        )
 
 
 class SumUnpooling(FunctionNode):
     """Adjoint of :class:`SumPooling`: ``coeff * g`` added over each window."""
 
-    def __init__(self, pp: core.PoolParams, coeff: Any, outsz: tuple[int, ...],
-                 label: str) -> None:
+    def __init__(
+        self, pp: core.PoolParams, coeff: Any, outsz: tuple[int, ...], label: str
+    ) -> None:
         self.pp = pp
         self.coeff = coeff  # None, a float, or an array broadcastable to g
         self.outsz = outsz
@@ -71,16 +78,20 @@ class SumUnpooling(FunctionNode):
         type_check.expect(x.dtype.kind == "f", x.ndim == self.pp.ndim + 2)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        g, = inputs
+        (g,) = inputs
         self._gsz = tuple(g.shape[2:])
         if self.coeff is not None:
             g = g * self.coeff
-        return core.sum_unpool(g, self.pp, self.outsz),
+        return (core.sum_unpool(g, self.pp, self.outsz),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         c = self.coeff
-        return SumPooling(self.pp, (lambda *a: c) if c is not None else None,
-                          self._label + "Grad", outsize=self._gsz).apply(grad_outputs)
+        return SumPooling(
+            self.pp,
+            (lambda *a: c) if c is not None else None,
+            self._label + "Grad",
+            outsize=self._gsz,
+        ).apply(grad_outputs)
 
 
 def _coeff(coeff: Any, insz: tuple[int, ...], out: tuple[int, ...], x: Any) -> Any:
@@ -92,12 +103,15 @@ def _coeff(coeff: Any, insz: tuple[int, ...], out: tuple[int, ...], x: Any) -> A
     return c.astype(x.dtype, copy=False)
 
 
-def _avg_pool(x: Any, ndim: int, ksize: Any, stride: Any, pad: Any, pad_value: Any,
-              fname: str) -> Variable:
+def _avg_pool(
+    x: Any, ndim: int, ksize: Any, stride: Any, pad: Any, pad_value: Any, fname: str
+) -> Variable:
     pp = core.PoolParams(ndim, ksize, stride, pad, False, fname)
     if pad_value is None:
+
         def coeff(insz: tuple[int, ...], out: tuple[int, ...], x: Any) -> Any:
             from kusari.backend import get_array_module
+
             return 1.0 / core.valid_counts(insz, pp, out, get_array_module(x))
     elif pad_value == 0:
         size = 1
@@ -113,8 +127,9 @@ def _avg_pool(x: Any, ndim: int, ksize: Any, stride: Any, pad: Any, pad_value: A
     return SumPooling(pp, coeff, label).apply((x,))[0]
 
 
-def average_pooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
-                       pad_value: Any = 0) -> Variable:
+def average_pooling_nd(
+    x: Any, ksize: Any, stride: Any = None, pad: Any = 0, pad_value: Any = 0
+) -> Variable:
     """N-dimensional spatial average pooling.
 
     Args:
@@ -133,14 +148,18 @@ def average_pooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
         array([[[0.5, 2.5]]], dtype=float32)
     """
     if len(x.shape) < 3:
-        raise ValueError(f"average_pooling_nd: x must have at least 3 dimensions, got "
-                         f"shape {tuple(x.shape)}")
-    return _avg_pool(x, len(x.shape) - 2, ksize, stride, pad, pad_value,
-                     "average_pooling_nd")
+        raise ValueError(
+            f"average_pooling_nd: x must have at least 3 dimensions, got "
+            f"shape {tuple(x.shape)}"
+        )
+    return _avg_pool(
+        x, len(x.shape) - 2, ksize, stride, pad, pad_value, "average_pooling_nd"
+    )
 
 
-def average_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
-                       pad_value: Any = 0) -> Variable:
+def average_pooling_1d(
+    x: Any, ksize: Any, stride: Any = None, pad: Any = 0, pad_value: Any = 0
+) -> Variable:
     """1-dimensional average pooling (``x`` of shape ``(n, c, w)``).
 
     Example:
@@ -150,13 +169,15 @@ def average_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
         array([[[0.5, 1. , 0.5]]], dtype=float32)
     """
     if len(x.shape) != 3:
-        raise ValueError(f"average_pooling_1d: x must be 3-dimensional, got shape "
-                         f"{tuple(x.shape)}")
+        raise ValueError(
+            f"average_pooling_1d: x must be 3-dimensional, got shape {tuple(x.shape)}"
+        )
     return _avg_pool(x, 1, ksize, stride, pad, pad_value, "average_pooling_1d")
 
 
-def average_pooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
-                       pad_value: Any = 0) -> Variable:
+def average_pooling_3d(
+    x: Any, ksize: Any, stride: Any = None, pad: Any = 0, pad_value: Any = 0
+) -> Variable:
     """3-dimensional average pooling (``x`` of shape ``(n, c, d, h, w)``).
 
     Example:
@@ -166,6 +187,7 @@ def average_pooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
         (1, 1, 2, 2, 2)
     """
     if len(x.shape) != 5:
-        raise ValueError(f"average_pooling_3d: x must be 5-dimensional, got shape "
-                         f"{tuple(x.shape)}")
+        raise ValueError(
+            f"average_pooling_3d: x must be 5-dimensional, got shape {tuple(x.shape)}"
+        )
     return _avg_pool(x, 3, ksize, stride, pad, pad_value, "average_pooling_3d")

@@ -7,8 +7,14 @@ from typing import Any
 from kusari.functions.pooling.max_pooling_nd import _max_pool
 
 
-def max_pooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
-                   cover_all: bool = True, return_indices: bool = False) -> Any:
+def max_pooling_2d(
+    x: Any,
+    ksize: Any,
+    stride: Any = None,
+    pad: Any = 0,
+    cover_all: bool = True,
+    return_indices: bool = False,
+) -> Any:
     """Spatial max pooling of ``x`` ``(n, c, h, w)``.
 
     Args:
@@ -31,7 +37,10 @@ def max_pooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
                  [13., 15.]]]], dtype=float32)
     """
     if len(x.shape) != 4:
-        raise ValueError(f"max_pooling_2d: x must be 4-dimensional (N, C, H, W), got "
-                         f"shape {tuple(x.shape)}")
-    return _max_pool(x, 2, ksize, stride, pad, cover_all, return_indices,
-                     "max_pooling_2d")
+        raise ValueError(
+            f"max_pooling_2d: x must be 4-dimensional (N, C, H, W), got "
+            f"shape {tuple(x.shape)}"
+        )
+    return _max_pool(
+        x, 2, ksize, stride, pad, cover_all, return_indices, "max_pooling_2d"
+    )

@@ -22,9 +22,16 @@ def _label(base: str, ndim: int) -> str:
 class MaxPoolingND(FunctionNode):
     """Max pooling over the spatial axes of ``x`` (N, C, *spatial)."""
 
-    def __init__(self, ndim: int, ksize: Any, stride: Any = None, pad: Any = 0,
-                 cover_all: bool = True, return_indices: bool = False,
-                 fname: str = "max_pooling_nd") -> None:
+    def __init__(
+        self,
+        ndim: int,
+        ksize: Any,
+        stride: Any = None,
+        pad: Any = 0,
+        cover_all: bool = True,
+        return_indices: bool = False,
+        fname: str = "max_pooling_nd",
+    ) -> None:
         self.ndim = ndim
         self.pp = core.PoolParams(ndim, ksize, stride, pad, cover_all, fname)
         self.return_indices = return_indices
@@ -40,7 +47,7 @@ class MaxPoolingND(FunctionNode):
         type_check.expect(x.dtype.kind == "f", x.ndim == self.ndim + 2)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_shape = tuple(x.shape[2:])
         out = self.pp.out_size(self._in_shape)
         y = core.max_forward(x, self.pp, out)
@@ -49,26 +56,28 @@ class MaxPoolingND(FunctionNode):
         else:
             self.retain_inputs((0,))
             self.retain_outputs((0,))
-        return y,
+        return (y,)
 
     def get_indexes(self) -> Any:
         if self.indexes is None:
-            x, = self.get_retained_inputs()
-            y, = self.get_retained_outputs()
+            (x,) = self.get_retained_inputs()
+            (y,) = self.get_retained_outputs()
             self.indexes = core.max_indices(x.array, y.array, self.pp)
         return self.indexes
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         idx = self.get_indexes()
-        return IndexScatter(self.pp, idx, self._in_shape,
-                            _label("MaxPooling", self.ndim) + "Grad").apply(grad_outputs)
+        return IndexScatter(
+            self.pp, idx, self._in_shape, _label("MaxPooling", self.ndim) + "Grad"
+        ).apply(grad_outputs)
 
 
 class IndexScatter(FunctionNode):
     """``y[window(i)][idx[i]] += g[i]`` (max pooling's gradient, upsampling)."""
 
-    def __init__(self, pp: core.PoolParams, idx: Any, outsz: tuple[int, ...],
-                 label: str) -> None:
+    def __init__(
+        self, pp: core.PoolParams, idx: Any, outsz: tuple[int, ...], label: str
+    ) -> None:
         self.pp = pp
         self.idx = idx
         self.outsz = outsz
@@ -79,8 +88,8 @@ class IndexScatter(FunctionNode):
         return self._label
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        g, = inputs
-        return core.index_scatter(self.idx, g, self.pp, self.outsz),
+        (g,) = inputs
+        return (core.index_scatter(self.idx, g, self.pp, self.outsz),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return IndexGather(self.pp, self.idx, self.outsz).apply(grad_outputs)
@@ -95,25 +104,40 @@ class IndexGather(FunctionNode):
         self.insz = insz
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
-        return core.index_gather(self.idx, x, self.pp),
+        (x,) = inputs
+        return (core.index_gather(self.idx, x, self.pp),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return IndexScatter(self.pp, self.idx, self.insz,
-                            "IndexScatter").apply(grad_outputs)
+        return IndexScatter(self.pp, self.idx, self.insz, "IndexScatter").apply(
+            grad_outputs
+        )
 
 
-def _max_pool(x: Any, ndim: int, ksize: Any, stride: Any, pad: Any, cover_all: bool,
-              return_indices: bool, fname: str) -> Any:
+def _max_pool(
+    x: Any,
+    ndim: int,
+    ksize: Any,
+    stride: Any,
+    pad: Any,
+    cover_all: bool,
+    return_indices: bool,
+    fname: str,
+) -> Any:
     node = MaxPoolingND(ndim, ksize, stride, pad, cover_all, return_indices, fname)
-    y, = node.apply((x,))
+    (y,) = node.apply((x,))
     if return_indices:
         return y, node.indexes
     return y
 
 
-def max_pooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
-                   cover_all: bool = True, return_indices: bool = False) -> Any:
+def max_pooling_nd(
+    x: Any,
+    ksize: Any,
+    stride: Any = None,
+    pad: Any = 0,
+    cover_all: bool = True,
+    return_indices: bool = False,
+) -> Any:
     """N-dimensional spatial max pooling.
 
     Args:
@@ -136,14 +160,30 @@ def max_pooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
         array([[[1., 3., 5.]]], dtype=float32)
     """
     if len(x.shape) < 3:
-        raise ValueError(f"max_pooling_nd: x must have at least 3 dimensions, got shape "
-                         f"{tuple(x.shape)}")
-    return _max_pool(x, len(x.shape) - 2, ksize, stride, pad, cover_all, return_indices,
-                     "max_pooling_nd")
+        raise ValueError(
+            f"max_pooling_nd: x must have at least 3 dimensions, got shape "
+            f"{tuple(x.shape)}"
+        )
+    return _max_pool(
+        x,
+        len(x.shape) - 2,
+        ksize,
+        stride,
+        pad,
+        cover_all,
+        return_indices,
+        "max_pooling_nd",
+    )
 
 
-def max_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
-                   cover_all: bool = True, return_indices: bool = False) -> Any:
+def max_pooling_1d(
+    x: Any,
+    ksize: Any,
+    stride: Any = None,
+    pad: Any = 0,
+    cover_all: bool = True,
+    return_indices: bool = False,
+) -> Any:
     """1-dimensional max pooling (``x`` of shape ``(n, c, w)``).
 
     Example:
@@ -153,14 +193,22 @@ def max_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
         array([[[3., 2.]]], dtype=float32)
     """
     if len(x.shape) != 3:
-        raise ValueError(f"max_pooling_1d: x must be 3-dimensional, got shape "
-                         f"{tuple(x.shape)}")
-    return _max_pool(x, 1, ksize, stride, pad, cover_all, return_indices,
-                     "max_pooling_1d")
+        raise ValueError(
+            f"max_pooling_1d: x must be 3-dimensional, got shape {tuple(x.shape)}"
+        )
+    return _max_pool(
+        x, 1, ksize, stride, pad, cover_all, return_indices, "max_pooling_1d"
+    )
 
 
-def max_pooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
-                   cover_all: bool = True, return_indices: bool = False) -> Any:
+def max_pooling_3d(
+    x: Any,
+    ksize: Any,
+    stride: Any = None,
+    pad: Any = 0,
+    cover_all: bool = True,
+    return_indices: bool = False,
+) -> Any:
     """3-dimensional max pooling (``x`` of shape ``(n, c, d, h, w)``).
 
     Example:
@@ -170,7 +218,9 @@ def max_pooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
         (1, 1, 2, 2, 2)
     """
     if len(x.shape) != 5:
-        raise ValueError(f"max_pooling_3d: x must be 5-dimensional, got shape "
-                         f"{tuple(x.shape)}")
-    return _max_pool(x, 3, ksize, stride, pad, cover_all, return_indices,
-                     "max_pooling_3d")
+        raise ValueError(
+            f"max_pooling_3d: x must be 5-dimensional, got shape {tuple(x.shape)}"
+        )
+    return _max_pool(
+        x, 3, ksize, stride, pad, cover_all, return_indices, "max_pooling_3d"
+    )

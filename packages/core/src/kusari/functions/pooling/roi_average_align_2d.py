@@ -18,24 +18,34 @@ def _check_sampling(sampling_ratio: Any, fname: str) -> Any:
 class ROIAverageAlign2D(rc.RoIFunction):
     """Mean of bilinearly interpolated samples in each bin (no rounding)."""
 
-    def __init__(self, outsize: Any, spatial_scale: Any, sampling_ratio: Any = None) -> None:
+    def __init__(
+        self, outsize: Any, spatial_scale: Any, sampling_ratio: Any = None
+    ) -> None:
         self.outsize = rc.pair(outsize, "roi_average_align_2d", "outsize")
         self.spatial_scale = rc.check_scale(spatial_scale, "roi_average_align_2d")
         self.sampling_ratio = _check_sampling(sampling_ratio, "roi_average_align_2d")
 
     def triplets(self, x: Any, rois: Any, idx: Any) -> tuple[Any, Any, Any]:
         _, C, H, W = x.shape
-        pos, wts, ok, count = rc.align_samples(rois, idx, x.shape, self.outsize,
-                                               self.spatial_scale, self.sampling_ratio)
+        pos, wts, ok, count = rc.align_samples(
+            rois, idx, x.shape, self.outsize, self.spatial_scale, self.sampling_ratio
+        )
         R, oh, ow, S, _ = pos.shape
         w = wts / count[:, None, None, None, None]
         valid = (ok[..., None] & (wts != 0)).reshape(R, oh, ow, S * 4)
-        return rc.expand_channels(pos.reshape(R, oh, ow, S * 4), valid,
-                                  w.reshape(R, oh, ow, S * 4), C, H * W)
+        return rc.expand_channels(
+            pos.reshape(R, oh, ow, S * 4), valid, w.reshape(R, oh, ow, S * 4), C, H * W
+        )
 
 
-def roi_average_align_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,
-                         spatial_scale: Any, sampling_ratio: Any = None) -> Variable:
+def roi_average_align_2d(
+    x: Any,
+    rois: Any,
+    roi_indices: Any,
+    outsize: Any,
+    spatial_scale: Any,
+    sampling_ratio: Any = None,
+) -> Variable:
     """Region of Interest (RoI) align with average pooling (Mask R-CNN).
 
     Each RoI ``(y_min, x_min, y_max, x_max)`` (scaled, not rounded) is split

@@ -19,14 +19,16 @@ class ROIAveragePooling2D(rc.RoIFunction):
 
     def triplets(self, x: Any, rois: Any, idx: Any) -> tuple[Any, Any, Any]:
         _, C, H, W = x.shape
-        pos, valid, count = rc.bin_candidates(rois, idx, x.shape, self.outsize,
-                                              self.spatial_scale, False)
+        pos, valid, count = rc.bin_candidates(
+            rois, idx, x.shape, self.outsize, self.spatial_scale, False
+        )
         w = 1.0 / numpy.maximum(count, 1)[..., None]
         return rc.expand_channels(pos, valid, w, C, H * W)
 
 
-def roi_average_pooling_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,
-                           spatial_scale: Any) -> Variable:
+def roi_average_pooling_2d(
+    x: Any, rois: Any, roi_indices: Any, outsize: Any, spatial_scale: Any
+) -> Variable:
     """Spatial Region of Interest (RoI) average pooling.
 
     Bins as in :func:`roi_max_pooling_2d`; each output is the mean of its bin

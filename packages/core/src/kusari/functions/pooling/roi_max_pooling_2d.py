@@ -15,23 +15,26 @@ class ROIMaxPooling2D(rc.RoIFunction):
 
     plus_one = False
 
-    def __init__(self, outsize: Any, spatial_scale: Any,
-                 fname: str = "roi_max_pooling_2d") -> None:
+    def __init__(
+        self, outsize: Any, spatial_scale: Any, fname: str = "roi_max_pooling_2d"
+    ) -> None:
         self.outsize = rc.pair(outsize, fname, "outsize")
         self.spatial_scale = rc.check_scale(spatial_scale, fname)
 
     def triplets(self, x: Any, rois: Any, idx: Any) -> tuple[Any, Any, Any]:
         _, C, H, W = x.shape
-        pos, valid, _ = rc.bin_candidates(rois, idx, x.shape, self.outsize,
-                                          self.spatial_scale, self.plus_one)
-        pc = rc.per_channel(pos, C, H * W)                      # R, C, oh, ow, M
+        pos, valid, _ = rc.bin_candidates(
+            rois, idx, x.shape, self.outsize, self.spatial_scale, self.plus_one
+        )
+        pc = rc.per_channel(pos, C, H * W)  # R, C, oh, ow, M
         vals = x.reshape(-1)[pc]
         valid_c = numpy.broadcast_to(valid[:, None], vals.shape)
         return rc.select_max(vals, valid_c, pc[..., None], None)
 
 
-def roi_max_pooling_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,
-                       spatial_scale: Any) -> Variable:
+def roi_max_pooling_2d(
+    x: Any, rois: Any, roi_indices: Any, outsize: Any, spatial_scale: Any
+) -> Variable:
     """Spatial Region of Interest (RoI) max pooling.
 
     Each RoI ``(y_min, x_min, y_max, x_max)`` (scaled by ``spatial_scale``

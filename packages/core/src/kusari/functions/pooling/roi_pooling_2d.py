@@ -20,7 +20,9 @@ class ROIPooling2D(ROIMaxPooling2D):
         return super().triplets(x, rois[:, [1, 0, 3, 2]], idx)
 
 
-def roi_pooling_2d(x: Any, rois: Any, outh: int, outw: int, spatial_scale: Any) -> Variable:
+def roi_pooling_2d(
+    x: Any, rois: Any, outh: int, outw: int, spatial_scale: Any
+) -> Variable:
     """Spatial Region of Interest (RoI) pooling (Fast R-CNN).
 
     Args:
@@ -44,5 +46,3 @@ def roi_pooling_2d(x: Any, rois: Any, outh: int, outw: int, spatial_scale: Any) 
     """
     node = ROIPooling2D((outh, outw), spatial_scale, fname="roi_pooling_2d")
     return node.apply((x, rois))[0]
-
-

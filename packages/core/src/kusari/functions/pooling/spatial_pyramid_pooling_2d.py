@@ -9,7 +9,9 @@ from kusari.functions.pooling.max_pooling_nd import MaxPoolingND
 from kusari.variable import Variable
 
 
-def spatial_pyramid_pooling_2d(x: Any, pyramid_height: int, pooling: Any = None) -> Variable:
+def spatial_pyramid_pooling_2d(
+    x: Any, pyramid_height: int, pooling: Any = None
+) -> Variable:
     """Spatial pyramid pooling.
 
     Level ``l`` max-pools ``x`` into ``2**l x 2**l`` bins (window ``ceil(h /
@@ -36,21 +38,27 @@ def spatial_pyramid_pooling_2d(x: Any, pyramid_height: int, pooling: Any = None)
     if pooling is None:
         pooling = "max"
     if pooling != "max":
-        raise ValueError(f"spatial_pyramid_pooling_2d: pooling must be 'max', got "
-                         f"{pooling!r}")
+        raise ValueError(
+            f"spatial_pyramid_pooling_2d: pooling must be 'max', got {pooling!r}"
+        )
     if not isinstance(pyramid_height, int) or pyramid_height <= 0:
-        raise ValueError(f"spatial_pyramid_pooling_2d: pyramid_height must be a positive "
-                         f"int, got {pyramid_height!r}")
+        raise ValueError(
+            f"spatial_pyramid_pooling_2d: pyramid_height must be a positive "
+            f"int, got {pyramid_height!r}"
+        )
     if len(x.shape) != 4:
-        raise ValueError(f"spatial_pyramid_pooling_2d: x must be 4-dimensional, got shape "
-                         f"{tuple(x.shape)}")
+        raise ValueError(
+            f"spatial_pyramid_pooling_2d: x must be 4-dimensional, got shape "
+            f"{tuple(x.shape)}"
+        )
     n, c, h, w = x.shape
     ys = []
     for level in range(pyramid_height):
-        bins = 2 ** level
+        bins = 2**level
         kh, kw = int(math.ceil(h / bins)), int(math.ceil(w / bins))
         pad = ((kh * bins - h) // 2, (kw * bins - w) // 2)
-        y, = MaxPoolingND(2, (kh, kw), None, pad, True,
-                          fname="spatial_pyramid_pooling_2d").apply((x,))
+        (y,) = MaxPoolingND(
+            2, (kh, kw), None, pad, True, fname="spatial_pyramid_pooling_2d"
+        ).apply((x,))
         ys.append(reshape(y, (n, -1, 1, 1)))
     return concat(ys, axis=1) if len(ys) > 1 else ys[0]

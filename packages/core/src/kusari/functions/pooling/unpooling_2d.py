@@ -8,8 +8,14 @@ from kusari.functions.pooling.unpooling_nd import _unpool
 from kusari.variable import Variable
 
 
-def unpooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, outsize: Any = None,
-                 cover_all: bool = True) -> Variable:
+def unpooling_2d(
+    x: Any,
+    ksize: Any,
+    stride: Any = None,
+    pad: Any = 0,
+    outsize: Any = None,
+    cover_all: bool = True,
+) -> Variable:
     """Inverse of 2-d pooling: each value is spread over (added into) its window.
 
     Example:

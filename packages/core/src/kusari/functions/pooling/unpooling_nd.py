@@ -14,30 +14,49 @@ from kusari.functions.pooling.average_pooling_nd import SumUnpooling
 from kusari.variable import Variable
 
 
-def _unpool(x: Any, ndim: int, ksize: Any, stride: Any, pad: Any, outsize: Any,
-            cover_all: bool, fname: str) -> Variable:
+def _unpool(
+    x: Any,
+    ndim: int,
+    ksize: Any,
+    stride: Any,
+    pad: Any,
+    outsize: Any,
+    cover_all: bool,
+    fname: str,
+) -> Variable:
     if len(x.shape) != ndim + 2:
-        raise ValueError(f"{fname}: x must be {ndim + 2}-dimensional, got shape "
-                         f"{tuple(x.shape)}")
+        raise ValueError(
+            f"{fname}: x must be {ndim + 2}-dimensional, got shape {tuple(x.shape)}"
+        )
     pp = core.PoolParams(ndim, ksize, stride, pad, cover_all, fname)
     insz = tuple(x.shape[2:])
     if outsize is None:
-        out = tuple(utils.get_deconv_outsize(n, k, s, p, cover_all=cover_all)
-                    for n, k, s, p in zip(insz, pp.k, pp.s, pp.p))
+        out = tuple(
+            utils.get_deconv_outsize(n, k, s, p, cover_all=cover_all)
+            for n, k, s, p in zip(insz, pp.k, pp.s, pp.p)
+        )
     else:
         out = core.as_tuple(outsize, ndim, fname, "outsize")
     for n, o, k, s, p in zip(insz, out, pp.k, pp.s, pp.p):
         lo = utils.get_conv_outsize(o, k, s, p)
         hi = utils.get_conv_outsize(o, k, s, p, cover_all=True)
         if not lo <= n <= hi or o <= 0:
-            raise ValueError(f"{fname}: outsize {out} does not match the input size "
-                             f"{insz} (ksize {pp.k}, stride {pp.s}, pad {pp.p})")
+            raise ValueError(
+                f"{fname}: outsize {out} does not match the input size "
+                f"{insz} (ksize {pp.k}, stride {pp.s}, pad {pp.p})"
+            )
     label = "Unpooling2D" if ndim == 2 else "UnpoolingND"
     return SumUnpooling(pp, None, out, label).apply((x,))[0]
 
 
-def unpooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, outsize: Any = None,
-                 cover_all: bool = True) -> Variable:
+def unpooling_nd(
+    x: Any,
+    ksize: Any,
+    stride: Any = None,
+    pad: Any = 0,
+    outsize: Any = None,
+    cover_all: bool = True,
+) -> Variable:
     """Inverse of N-d pooling: each value is spread over (added into) its window.
 
     Args:
@@ -51,37 +70,53 @@ def unpooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, outsize: 
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> F.unpooling_nd(np.array([[[1., 2.]]], np.float32), 2).array
+        >>> F.unpooling_nd(np.array([[[1., 2.]]], np.float32), 2, cover_all=False).array
         array([[[1., 1., 2., 2.]]], dtype=float32)
     """
     if len(x.shape) < 3:
-        raise ValueError(f"unpooling_nd: x must have at least 3 dimensions, got shape "
-                         f"{tuple(x.shape)}")
-    return _unpool(x, len(x.shape) - 2, ksize, stride, pad, outsize, cover_all,
-                   "unpooling_nd")
+        raise ValueError(
+            f"unpooling_nd: x must have at least 3 dimensions, got shape "
+            f"{tuple(x.shape)}"
+        )
+    return _unpool(
+        x, len(x.shape) - 2, ksize, stride, pad, outsize, cover_all, "unpooling_nd"
+    )
 
 
-def unpooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, outsize: Any = None,
-                 cover_all: bool = True) -> Variable:
+def unpooling_1d(
+    x: Any,
+    ksize: Any,
+    stride: Any = None,
+    pad: Any = 0,
+    outsize: Any = None,
+    cover_all: bool = True,
+) -> Variable:
     """1-dimensional unpooling.
 
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> F.unpooling_1d(np.ones((1, 1, 3), np.float32), 2).shape
+        >>> F.unpooling_1d(np.ones((1, 1, 3), np.float32), 2, cover_all=False).shape
         (1, 1, 6)
     """
     return _unpool(x, 1, ksize, stride, pad, outsize, cover_all, "unpooling_1d")
 
 
-def unpooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, outsize: Any = None,
-                 cover_all: bool = True) -> Variable:
+def unpooling_3d(
+    x: Any,
+    ksize: Any,
+    stride: Any = None,
+    pad: Any = 0,
+    outsize: Any = None,
+    cover_all: bool = True,
+) -> Variable:
     """3-dimensional unpooling.
 
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> F.unpooling_3d(np.ones((1, 1, 2, 2, 2), np.float32), 2).shape
+        >>> x = np.ones((1, 1, 2, 2, 2), np.float32)
+        >>> F.unpooling_3d(x, 2, cover_all=False).shape
         (1, 1, 4, 4, 4)
     """
     return _unpool(x, 3, ksize, stride, pad, outsize, cover_all, "unpooling_3d")

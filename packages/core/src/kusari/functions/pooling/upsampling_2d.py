@@ -10,8 +10,15 @@ from kusari.functions.pooling.max_pooling_nd import IndexScatter
 from kusari.variable import Variable
 
 
-def upsampling_2d(x: Any, indexes: Any, ksize: Any, stride: Any = None, pad: Any = 0,
-                  outsize: Any = None, cover_all: bool = True) -> Variable:
+def upsampling_2d(
+    x: Any,
+    indexes: Any,
+    ksize: Any,
+    stride: Any = None,
+    pad: Any = 0,
+    outsize: Any = None,
+    cover_all: bool = True,
+) -> Variable:
     """Upsampling with the indexes returned by ``max_pooling_2d(return_indices=True)``.
 
     Each value of ``x`` is written (added, where windows overlap) at the
@@ -29,9 +36,8 @@ def upsampling_2d(x: Any, indexes: Any, ksize: Any, stride: Any = None, pad: Any
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> x = np.array([[[[1., 4.], [3., 2.]]]], np.float32)
-        >>> y, idx = F.max_pooling_2d(np.arange(16., dtype=np.float32).reshape(1, 1, 4, 4),
-        ...                           2, return_indices=True)
+        >>> x0 = np.arange(16.0, dtype=np.float32).reshape(1, 1, 4, 4)
+        >>> y, idx = F.max_pooling_2d(x0, 2, return_indices=True)
         >>> F.upsampling_2d(y, idx, 2, outsize=(4, 4)).array[0, 0]
         array([[ 0.,  0.,  0.,  0.],
                [ 0.,  5.,  0.,  7.],
@@ -39,17 +45,22 @@ def upsampling_2d(x: Any, indexes: Any, ksize: Any, stride: Any = None, pad: Any
                [ 0., 13.,  0., 15.]], dtype=float32)
     """
     if len(x.shape) != 4:
-        raise ValueError(f"upsampling_2d: x must be 4-dimensional, got shape "
-                         f"{tuple(x.shape)}")
+        raise ValueError(
+            f"upsampling_2d: x must be 4-dimensional, got shape {tuple(x.shape)}"
+        )
     idx = indexes.array if hasattr(indexes, "array") else indexes
     if tuple(idx.shape) != tuple(x.shape):
-        raise ValueError(f"upsampling_2d: indexes must have x's shape {tuple(x.shape)}, "
-                         f"got {tuple(idx.shape)}")
+        raise ValueError(
+            f"upsampling_2d: indexes must have x's shape {tuple(x.shape)}, "
+            f"got {tuple(idx.shape)}"
+        )
     pp = core.PoolParams(2, ksize, stride, pad, cover_all, "upsampling_2d")
     insz = tuple(x.shape[2:])
     if outsize is None:
-        out = tuple(utils.get_deconv_outsize(n, k, s, p, cover_all=cover_all)
-                    for n, k, s, p in zip(insz, pp.k, pp.s, pp.p))
+        out = tuple(
+            utils.get_deconv_outsize(n, k, s, p, cover_all=cover_all)
+            for n, k, s, p in zip(insz, pp.k, pp.s, pp.p)
+        )
     else:
         out = core.as_tuple(outsize, 2, "upsampling_2d", "outsize")
     return IndexScatter(pp, idx, out, "Upsampling2D").apply((x,))[0]

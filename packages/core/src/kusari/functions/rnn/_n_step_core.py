@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy
+
 from kusari import backend, configuration
 from kusari.function_node import FunctionNode, grad
 from kusari.functions.rnn import _ops
@@ -28,11 +30,13 @@ N_WEIGHTS = {"lstm": 8, "gru": 6, "rnn_tanh": 2, "rnn_relu": 2}
 
 
 def _sigmoid_(z: Any, xp: Any) -> None:
-    half = z.dtype.type(0.5)
-    z *= half
-    xp.tanh(z, out=z)
-    z *= half
-    z += half
+    """In-place logistic sigmoid as ``1 / (1 + exp(-z))`` (exp is cheaper than tanh);
+    an overflowing ``exp`` gives inf and the correct limit 0."""
+    with numpy.errstate(over="ignore"):
+        xp.negative(z, out=z)
+        xp.exp(z, out=z)
+        z += z.dtype.type(1)
+        xp.reciprocal(z, out=z)
 
 
 class RNNLayer(FunctionNode):
@@ -51,20 +55,24 @@ class RNNLayer(FunctionNode):
         self.reverse = reverse
         self.n_w = N_WEIGHTS[mode]
         self.use_cell = mode == "lstm"
+        self._saved: tuple[Any, ...] = ()
+        self._y: Any = None
 
     @property
     def label(self) -> str:
         return f"RNNLayer({self.mode})"
 
-    def _split_inputs(self, inputs: Sequence[Any]) -> tuple[Any, Any, Any, list[Any], list[Any]]:
+    def _split_inputs(
+        self, inputs: Sequence[Any]
+    ) -> tuple[Any, Any, Any, list[Any], list[Any]]:
         x, h0 = inputs[0], inputs[1]
         k = 2
         c0 = None
         if self.use_cell:
             c0 = inputs[2]
             k = 3
-        ws = list(inputs[k:k + self.n_w])
-        bs = list(inputs[k + self.n_w:k + 2 * self.n_w])
+        ws = list(inputs[k : k + self.n_w])
+        bs = list(inputs[k + self.n_w : k + 2 * self.n_w])
         return x, h0, c0, ws, bs
 
     # -- forward ---------------------------------------------------------
@@ -79,13 +87,16 @@ class RNNLayer(FunctionNode):
             return self._forward_gru(xp, x, h0, ws, bs)
         return self._forward_rnn(xp, x, h0, ws, bs)
 
-    def _forward_lstm(self, xp: Any, x: Any, h0: Any, c0: Any, ws: list[Any],
-                      bs: list[Any]) -> tuple[Any, ...]:
+    def _forward_lstm(
+        self, xp: Any, x: Any, h0: Any, c0: Any, ws: list[Any], bs: list[Any]
+    ) -> tuple[Any, ...]:
         # Internal gate order i, f, o, a (the three sigmoids are contiguous).
         H = h0.shape[1]
         Wx = xp.concatenate([ws[0], ws[1], ws[3], ws[2]])
         Wh = xp.concatenate([ws[4], ws[5], ws[7], ws[6]])
-        bias = xp.concatenate([bs[0] + bs[4], bs[1] + bs[5], bs[3] + bs[7], bs[2] + bs[6]])
+        bias = xp.concatenate(
+            [bs[0] + bs[4], bs[1] + bs[5], bs[3] + bs[7], bs[2] + bs[6]]
+        )
         z = x @ Wx.T
         z += bias
         WhT = Wh.T
@@ -111,18 +122,19 @@ class RNNLayer(FunctionNode):
             a = zt[:, H3:]
             xp.tanh(a, out=a)
             cn = zt[:, :H] * a
-            cn += zt[:, H:2 * H] * cp
+            cn += zt[:, H : 2 * H] * cp
             c[:b] = cn
             tc = tcs[s:e]
             xp.tanh(cn, out=tc)
             hn = y[s:e]
-            xp.multiply(zt[:, 2 * H:H3], tc, out=hn)
+            xp.multiply(zt[:, 2 * H : H3], tc, out=hn)
             h[:b] = hn
         self._saved = (Wx, Wh, z, tcs, hprev, cprev)
         return y, h, c
 
-    def _forward_gru(self, xp: Any, x: Any, h0: Any, ws: list[Any],
-                     bs: list[Any]) -> tuple[Any, ...]:
+    def _forward_gru(
+        self, xp: Any, x: Any, h0: Any, ws: list[Any], bs: list[Any]
+    ) -> tuple[Any, ...]:
         H = h0.shape[1]
         Wx = xp.concatenate(ws[0:3])
         Wh = xp.concatenate(ws[3:6])
@@ -160,8 +172,9 @@ class RNNLayer(FunctionNode):
         self._saved = (Wx, Wh, z, hwn, hprev)
         return y, h
 
-    def _forward_rnn(self, xp: Any, x: Any, h0: Any, ws: list[Any],
-                     bs: list[Any]) -> tuple[Any, ...]:
+    def _forward_rnn(
+        self, xp: Any, x: Any, h0: Any, ws: list[Any], bs: list[Any]
+    ) -> tuple[Any, ...]:
         Wx, Wh = ws
         y = x @ Wx.T
         y += bs[0] + bs[1]
@@ -206,8 +219,16 @@ class RNNLayer(FunctionNode):
     def _init_grad(self, xp: Any, g: Any, like: Any) -> Any:
         return xp.zeros_like(like) if g is None else g.copy()
 
-    def _backward_lstm(self, xp: Any, x: Any, h0: Any, c0: Any, ws: list[Any],
-                       bs: list[Any], gouts: list[Any]) -> list[Any]:
+    def _backward_lstm(
+        self,
+        xp: Any,
+        x: Any,
+        h0: Any,
+        c0: Any,
+        ws: list[Any],
+        bs: list[Any],
+        gouts: list[Any],
+    ) -> list[Any]:
         gy, ghy, gcy = gouts
         Wx, Wh, z, tcs, hprev, cprev = self._saved
         H = h0.shape[1]
@@ -224,12 +245,12 @@ class RNNLayer(FunctionNode):
                 ghb += gy[s:e]
             zt = z[s:e]
             i = zt[:, :H]
-            f = zt[:, H:2 * H]
-            o = zt[:, 2 * H:3 * H]
-            a = zt[:, 3 * H:]
+            f = zt[:, H : 2 * H]
+            o = zt[:, 2 * H : 3 * H]
+            a = zt[:, 3 * H :]
             tc = tcs[s:e]
             G = gz[s:e]
-            go = G[:, 2 * H:3 * H]
+            go = G[:, 2 * H : 3 * H]
             xp.multiply(ghb, tc, out=go)
             gct = ghb * o
             go *= o
@@ -242,11 +263,11 @@ class RNNLayer(FunctionNode):
             xp.multiply(gct, a, out=gi)
             gi *= i
             gi *= one - i
-            gf = G[:, H:2 * H]
+            gf = G[:, H : 2 * H]
             xp.multiply(gct, cprev[s:e], out=gf)
             gf *= f
             gf *= one - f
-            ga = G[:, 3 * H:]
+            ga = G[:, 3 * H :]
             xp.multiply(gct, i, out=ga)
             ga *= one - a * a
             xp.multiply(gct, f, out=gc[:b])
@@ -256,17 +277,18 @@ class RNNLayer(FunctionNode):
         gx = gz @ Wx
         gb = gz.sum(axis=0)
         order = (0, 1, 3, 2)  # internal block k holds Chainer's weight order[k]
-        gw = [None] * 8
-        gbs = [None] * 8
+        gw: list[Any] = [None] * 8
+        gbs: list[Any] = [None] * 8
         for k, j in enumerate(order):
-            gw[j] = gWx[k * H:(k + 1) * H]
-            gw[j + 4] = gWh[k * H:(k + 1) * H]
-            gbs[j] = gb[k * H:(k + 1) * H]
+            gw[j] = gWx[k * H : (k + 1) * H]
+            gw[j + 4] = gWh[k * H : (k + 1) * H]
+            gbs[j] = gb[k * H : (k + 1) * H]
             gbs[j + 4] = gbs[j].copy()
         return [gx, gh, gc] + gw + gbs
 
-    def _backward_gru(self, xp: Any, x: Any, h0: Any, ws: list[Any],
-                      gouts: list[Any]) -> list[Any]:
+    def _backward_gru(
+        self, xp: Any, x: Any, h0: Any, ws: list[Any], gouts: list[Any]
+    ) -> list[Any]:
         gy, ghy = gouts
         Wx, Wh, z, hwn, hprev = self._saved
         H = h0.shape[1]
@@ -283,25 +305,25 @@ class RNNLayer(FunctionNode):
                 ghb += gy[s:e]
             zt = z[s:e]
             r = zt[:, :H]
-            u = zt[:, H:2 * H]
-            nt = zt[:, 2 * H:]
+            u = zt[:, H : 2 * H]
+            nt = zt[:, 2 * H :]
             hp = hprev[s:e]
             gx_t = gxw[s:e]
             gh_t = ghw[s:e]
-            dn = gx_t[:, 2 * H:]
+            dn = gx_t[:, 2 * H :]
             xp.multiply(ghb, one - u, out=dn)
             dn *= one - nt * nt
-            xp.multiply(dn, r, out=gh_t[:, 2 * H:])
+            xp.multiply(dn, r, out=gh_t[:, 2 * H :])
             dr = gx_t[:, :H]
             xp.multiply(dn, hwn[s:e], out=dr)
             dr *= r
             dr *= one - r
-            du = gx_t[:, H:2 * H]
+            du = gx_t[:, H : 2 * H]
             xp.subtract(hp, nt, out=du)
             du *= ghb
             du *= u
             du *= one - u
-            gh_t[:, :2 * H] = gx_t[:, :2 * H]
+            gh_t[:, : 2 * H] = gx_t[:, : 2 * H]
             ghn = gh_t @ Wh
             ghn += ghb * u
             gh[:b] = ghn
@@ -310,16 +332,19 @@ class RNNLayer(FunctionNode):
         gx = gxw @ Wx
         gbx = gxw.sum(axis=0)
         gbh = ghw.sum(axis=0)
-        gw = [gWx[k * H:(k + 1) * H] for k in range(3)] + \
-             [gWh[k * H:(k + 1) * H] for k in range(3)]
-        gbs = [gbx[k * H:(k + 1) * H] for k in range(3)] + \
-              [gbh[k * H:(k + 1) * H] for k in range(3)]
+        gw = [gWx[k * H : (k + 1) * H] for k in range(3)] + [
+            gWh[k * H : (k + 1) * H] for k in range(3)
+        ]
+        gbs = [gbx[k * H : (k + 1) * H] for k in range(3)] + [
+            gbh[k * H : (k + 1) * H] for k in range(3)
+        ]
         return [gx, gh] + gw + gbs
 
-    def _backward_rnn(self, xp: Any, x: Any, h0: Any, ws: list[Any],
-                      gouts: list[Any]) -> list[Any]:
+    def _backward_rnn(
+        self, xp: Any, x: Any, h0: Any, ws: list[Any], gouts: list[Any]
+    ) -> list[Any]:
         gy, ghy = gouts
-        hprev, = self._saved
+        (hprev,) = self._saved
         y = self._y
         Wx, Wh = ws
         one = x.dtype.type(1)
@@ -343,12 +368,14 @@ class RNNLayer(FunctionNode):
         gb = gpre.sum(axis=0)
         return [gpre @ Wx, gh, gpre.T @ x, gpre.T @ hprev, gb, gb.copy()]
 
-    def _backward_composed(self, indexes: Any, inputs: Sequence[Variable],
-                           grad_outputs: Any) -> tuple[Any, ...]:
+    def _backward_composed(
+        self, indexes: Any, inputs: Sequence[Variable], grad_outputs: Any
+    ) -> tuple[Any, ...]:
         x, h0, c0, ws, bs = self._split_inputs(inputs)
-        outs = composed_layer(self.mode, x, h0, c0, ws, bs, self.batch_sizes,
-                              self.reverse)
-        outs = [o for o in outs if o is not None]
+        composed = composed_layer(
+            self.mode, x, h0, c0, ws, bs, self.batch_sizes, self.reverse
+        )
+        outs = [o for o in composed if o is not None]
         gouts = []
         for o, g in zip(outs, grad_outputs):
             if g is None:
@@ -360,9 +387,16 @@ class RNNLayer(FunctionNode):
         return tuple(gxs)
 
 
-def composed_layer(mode: str, x: Any, h0: Any, c0: Any, ws: Sequence[Any],
-                   bs: Sequence[Any], batch_sizes: Sequence[int],
-                   reverse: bool) -> tuple[Any, Any, Any]:
+def composed_layer(
+    mode: str,
+    x: Any,
+    h0: Any,
+    c0: Any,
+    ws: Sequence[Any],
+    bs: Sequence[Any],
+    batch_sizes: Sequence[int],
+    reverse: bool,
+) -> tuple[Any, Any, Any]:
     """The same layer built from differentiable ops, one time step at a time."""
     from kusari.functions.activation.relu import relu
     from kusari.functions.activation.sigmoid import sigmoid
@@ -374,7 +408,7 @@ def composed_layer(mode: str, x: Any, h0: Any, c0: Any, ws: Sequence[Any],
     h, c = h0, c0
     ys: list[Any] = [None] * len(xs)
     steps = range(len(xs))
-    for t in (reversed(steps) if reverse else steps):
+    for t in reversed(steps) if reverse else steps:
         b = batch_sizes[t]
         xt = xs[t]
         h_rest = c_rest = None

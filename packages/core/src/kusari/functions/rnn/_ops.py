@@ -25,10 +25,10 @@ class Concat(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         xp = backend.get_array_module(inputs[0])
         self.sections = [x.shape[self.axis] for x in inputs]
-        return xp.concatenate(inputs, axis=self.axis),
+        return (xp.concatenate(inputs, axis=self.axis),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         gxs = split(gy, self.sections, self.axis)
         return tuple(gxs[i] for i in indexes)
 
@@ -41,7 +41,7 @@ class Split(FunctionNode):
         self.axis = axis
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self.shape = x.shape
         self.dtype = x.dtype
         ax = self.axis
@@ -68,8 +68,8 @@ class Split(FunctionNode):
                 g = Variable(xp.zeros(tuple(shape), dtype=self.dtype))  # type: ignore[union-attr]
             gys.append(g)
         if len(gys) == 1:
-            return gys[0],
-        return concat(gys, self.axis),
+            return (gys[0],)
+        return (concat(gys, self.axis),)
 
 
 class Take(FunctionNode):
@@ -81,13 +81,13 @@ class Take(FunctionNode):
         self.axis = axis
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         perm = self.perm if xp is numpy else xp.asarray(self.perm)
-        return xp.take(x, perm, axis=self.axis),
+        return (xp.take(x, perm, axis=self.axis),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         return Take(self.inv, self.perm, self.axis).apply((gy,))
 
 
@@ -99,7 +99,7 @@ def concat(xs: Sequence[Any], axis: int = 0) -> Variable:
 
 def split(x: Any, sections: Sequence[int], axis: int = 0) -> tuple[Variable, ...]:
     if len(sections) == 1 and isinstance(x, Variable):
-        return x,
+        return (x,)
     return Split(sections, axis).apply((x,))
 
 
@@ -123,17 +123,17 @@ class _Dropout(FunctionNode):
         self.mask: Any = None
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         if self.mask is None:
             scale = x.dtype.type(1.0 / (1.0 - self.ratio))
             keep = xp.random.rand(*x.shape) >= self.ratio
             self.mask = keep * scale
             self.mask = self.mask.astype(x.dtype, copy=False)
-        return x * self.mask,
+        return (x * self.mask,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         node = _Dropout(self.ratio)
         node.mask = self.mask
         return node.apply((gy,))

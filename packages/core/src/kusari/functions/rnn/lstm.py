@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from kusari import backend
 from kusari.function_node import FunctionNode
 from kusari.utils import type_check
@@ -20,10 +22,11 @@ def _extract_gates(x: Any) -> list[Any]:
 
 
 def _sigmoid(x: Any, xp: Any) -> Any:
-    half = x.dtype.type(0.5)
-    y = xp.tanh(x * half)
-    y *= half
-    y += half
+    # 1 / (1 + exp(-x)): exp is cheaper than tanh; overflow gives the limit 0.
+    with numpy.errstate(over="ignore"):
+        y = xp.exp(-x)
+        y += x.dtype.type(1)
+        xp.reciprocal(y, out=y)
     return y
 
 
@@ -92,7 +95,9 @@ def _grad_arrays(c_prev: Any, x: Any, gc: Any, gh: Any, xp: Any) -> tuple[Any, .
 
 
 class LSTMGrad(FunctionNode):
-    """Gradient of :class:`LSTM`: inputs ``(c_prev, x, gc, gh)``, outputs ``(gc_prev, gx)``.
+    """Gradient of :class:`LSTM`.
+
+    Inputs ``(c_prev, x, gc, gh)``, outputs ``(gc_prev, gx)``.
 
     Its own backward gives LSTM's double backprop.
     """

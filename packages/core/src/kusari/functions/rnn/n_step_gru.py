@@ -9,19 +9,34 @@ from kusari.functions.rnn.n_step_rnn import _check_kwargs, n_step_base
 from kusari.variable import Variable
 
 
-def n_step_gru_base(n_layers: int, dropout_ratio: float, hx: Any, ws: Any, bs: Any,
-                    xs: Sequence[Any], use_bi_direction: bool,
-                    **kwargs: Any) -> tuple[Variable, tuple[Variable, ...]]:
+def n_step_gru_base(
+    n_layers: int,
+    dropout_ratio: float,
+    hx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Sequence[Any],
+    use_bi_direction: bool,
+    **kwargs: Any,
+) -> tuple[Variable, tuple[Variable, ...]]:
     """Shared body of :func:`n_step_gru` and :func:`n_step_bigru`."""
     name = "n_step_bigru" if use_bi_direction else "n_step_gru"
     _check_kwargs(name, kwargs)
-    hy, _, ys = n_step_base(name, "gru", n_layers, dropout_ratio, hx, None, ws, bs, xs,
-                            use_bi_direction)
+    hy, _, ys = n_step_base(
+        name, "gru", n_layers, dropout_ratio, hx, None, ws, bs, xs, use_bi_direction
+    )
     return hy, ys
 
 
-def n_step_gru(n_layers: int, dropout_ratio: float, hx: Any, ws: Any, bs: Any,
-               xs: Sequence[Any], **kwargs: Any) -> tuple[Variable, tuple[Variable, ...]]:
+def n_step_gru(
+    n_layers: int,
+    dropout_ratio: float,
+    hx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Sequence[Any],
+    **kwargs: Any,
+) -> tuple[Variable, tuple[Variable, ...]]:
     """Stacked uni-directional GRU over sequences.
 
     Per layer and time step::
@@ -54,12 +69,20 @@ def n_step_gru(n_layers: int, dropout_ratio: float, hx: Any, ws: Any, bs: Any,
         >>> hy.shape, [y.shape for y in ys]
         ((1, 2, 2), [(2, 2), (1, 2)])
     """
-    return n_step_gru_base(n_layers, dropout_ratio, hx, ws, bs, xs,
-                           use_bi_direction=False, **kwargs)
+    return n_step_gru_base(
+        n_layers, dropout_ratio, hx, ws, bs, xs, use_bi_direction=False, **kwargs
+    )
 
 
-def n_step_bigru(n_layers: int, dropout_ratio: float, hx: Any, ws: Any, bs: Any,
-                 xs: Sequence[Any], **kwargs: Any) -> tuple[Variable, tuple[Variable, ...]]:
+def n_step_bigru(
+    n_layers: int,
+    dropout_ratio: float,
+    hx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Sequence[Any],
+    **kwargs: Any,
+) -> tuple[Variable, tuple[Variable, ...]]:
     """Stacked bi-directional GRU over sequences.
 
     Like :func:`n_step_gru` with a forward and a backward GRU per layer
@@ -77,5 +100,6 @@ def n_step_bigru(n_layers: int, dropout_ratio: float, hx: Any, ws: Any, bs: Any,
         >>> hy.shape, ys[0].shape
         ((2, 1, 2), (1, 4))
     """
-    return n_step_gru_base(n_layers, dropout_ratio, hx, ws, bs, xs,
-                           use_bi_direction=True, **kwargs)
+    return n_step_gru_base(
+        n_layers, dropout_ratio, hx, ws, bs, xs, use_bi_direction=True, **kwargs
+    )

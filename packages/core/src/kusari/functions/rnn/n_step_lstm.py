@@ -9,23 +9,39 @@ from kusari.functions.rnn.n_step_rnn import _check_kwargs, n_step_base
 from kusari.variable import Variable
 
 
-def n_step_lstm_base(n_layers: int, dropout_ratio: float, hx: Any, cx: Any, ws: Any,
-                     bs: Any, xs: Sequence[Any], use_bi_direction: bool,
-                     **kwargs: Any) -> tuple[Variable, Variable, tuple[Variable, ...]]:
+def n_step_lstm_base(
+    n_layers: int,
+    dropout_ratio: float,
+    hx: Any,
+    cx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Sequence[Any],
+    use_bi_direction: bool,
+    **kwargs: Any,
+) -> tuple[Variable, Variable, tuple[Variable, ...]]:
     """Shared body of :func:`n_step_lstm` and :func:`n_step_bilstm`."""
     name = "n_step_bilstm" if use_bi_direction else "n_step_lstm"
     _check_kwargs(name, kwargs)
     if cx is None:
         raise ValueError(f"{name}: cx is required")
-    hy, cy, ys = n_step_base(name, "lstm", n_layers, dropout_ratio, hx, cx, ws, bs, xs,
-                             use_bi_direction)
+    hy, cy, ys = n_step_base(
+        name, "lstm", n_layers, dropout_ratio, hx, cx, ws, bs, xs, use_bi_direction
+    )
     assert cy is not None
     return hy, cy, ys
 
 
-def n_step_lstm(n_layers: int, dropout_ratio: float, hx: Any, cx: Any, ws: Any, bs: Any,
-                xs: Sequence[Any], **kwargs: Any
-                ) -> tuple[Variable, Variable, tuple[Variable, ...]]:
+def n_step_lstm(
+    n_layers: int,
+    dropout_ratio: float,
+    hx: Any,
+    cx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Sequence[Any],
+    **kwargs: Any,
+) -> tuple[Variable, Variable, tuple[Variable, ...]]:
     """Stacked uni-directional LSTM over sequences.
 
     Per layer and time step (``W0..W3`` act on the input, ``W4..W7`` on the
@@ -69,13 +85,21 @@ def n_step_lstm(n_layers: int, dropout_ratio: float, hx: Any, cx: Any, ws: Any, 
         >>> hy.shape, cy.shape, [y.shape for y in ys]
         ((1, 2, 2), (1, 2, 2), [(2, 2), (1, 2)])
     """
-    return n_step_lstm_base(n_layers, dropout_ratio, hx, cx, ws, bs, xs,
-                            use_bi_direction=False, **kwargs)
+    return n_step_lstm_base(
+        n_layers, dropout_ratio, hx, cx, ws, bs, xs, use_bi_direction=False, **kwargs
+    )
 
 
-def n_step_bilstm(n_layers: int, dropout_ratio: float, hx: Any, cx: Any, ws: Any,
-                  bs: Any, xs: Sequence[Any], **kwargs: Any
-                  ) -> tuple[Variable, Variable, tuple[Variable, ...]]:
+def n_step_bilstm(
+    n_layers: int,
+    dropout_ratio: float,
+    hx: Any,
+    cx: Any,
+    ws: Any,
+    bs: Any,
+    xs: Sequence[Any],
+    **kwargs: Any,
+) -> tuple[Variable, Variable, tuple[Variable, ...]]:
     """Stacked bi-directional LSTM over sequences.
 
     Like :func:`n_step_lstm` with a forward and a backward LSTM per layer:
@@ -95,5 +119,6 @@ def n_step_bilstm(n_layers: int, dropout_ratio: float, hx: Any, cx: Any, ws: Any
         >>> hy.shape, ys[0].shape
         ((2, 1, 2), (1, 4))
     """
-    return n_step_lstm_base(n_layers, dropout_ratio, hx, cx, ws, bs, xs,
-                            use_bi_direction=True, **kwargs)
+    return n_step_lstm_base(
+        n_layers, dropout_ratio, hx, cx, ws, bs, xs, use_bi_direction=True, **kwargs
+    )

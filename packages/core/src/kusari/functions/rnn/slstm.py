@@ -22,16 +22,25 @@ def _check(c_prev1: Any, c_prev2: Any, x1: Any, x2: Any) -> None:
     shapes = [tuple(v.shape) for v in (c_prev1, c_prev2, x1, x2)]
     dtypes = [v.dtype for v in (c_prev1, c_prev2, x1, x2)]
     c1, c2, s1, s2 = shapes
-    ok = (dtypes[0].kind == "f" and len(set(dtypes)) == 1 and len(c1) >= 2
-          and c1 == c2 and s1 == s2 and len(s1) == len(c1) and s1[0] == c1[0]
-          and s1[1] == 4 * c1[1] and s1[2:] == c1[2:])
+    ok = (
+        dtypes[0].kind == "f"
+        and len(set(dtypes)) == 1
+        and len(c1) >= 2
+        and c1 == c2
+        and s1 == s2
+        and len(s1) == len(c1)
+        and s1[0] == c1[0]
+        and s1[1] == 4 * c1[1]
+        and s1[2:] == c1[2:]
+    )
     if not ok:
         raise type_check.InvalidType(
             "c_prev1.shape == c_prev2.shape, x1.shape == x2.shape, "
             "x1.shape[0] == c_prev1.shape[0], x1.shape[1] == 4 * c_prev1.shape[1], "
             "same float dtype",
             f"c_prev1 {c1} {dtypes[0]}, c_prev2 {c2} {dtypes[1]}, "
-            f"x1 {s1} {dtypes[2]}, x2 {s2} {dtypes[3]}")
+            f"x1 {s1} {dtypes[2]}, x2 {s2} {dtypes[3]}",
+        )
 
 
 def slstm(c_prev1: Any, c_prev2: Any, x1: Any, x2: Any) -> tuple[Variable, Variable]:

@@ -19,13 +19,21 @@ def _check(cs: tuple[Any, ...], x: Any) -> None:
     xs = tuple(x.shape)
     for k, c in enumerate(cs):
         s = tuple(c.shape)
-        ok = (c.dtype.kind == "f" and c.dtype == x.dtype and len(s) >= 2 and len(s) == len(xs)
-              and xs[0] == s[0] and xs[1] == (3 + n) * s[1] and xs[2:] == s[2:])
+        ok = (
+            c.dtype.kind == "f"
+            and c.dtype == x.dtype
+            and len(s) >= 2
+            and len(s) == len(xs)
+            and xs[0] == s[0]
+            and xs[1] == (3 + n) * s[1]
+            and xs[2:] == s[2:]
+        )
         if not ok:
             raise type_check.InvalidType(
                 f"x.shape[0] == c{k}.shape[0], x.shape[1] == {3 + n} * c{k}.shape[1], "
                 "same float dtype",
-                f"c{k} {s} {c.dtype}, x {xs} {x.dtype}")
+                f"c{k} {s} {c.dtype}, x {xs} {x.dtype}",
+            )
 
 
 def tree_lstm(*inputs: Any) -> tuple[Variable, Variable]:

@@ -139,15 +139,15 @@ class ConvolutionND(link.Link):
         args: tuple[Any, ...] = (in_per_group * groups, out_channels, ksize)
         if cls is ConvolutionND:
             args = (len(ksize),) + args
-        return cls(
-            *args,
-            stride=stride,
-            pad=pad,
-            nobias=nobias or b is None,
-            initialW=W,
-            initial_bias=b,
-            **kwargs,
-        )
+        params: dict[str, Any] = {
+            "stride": stride,
+            "pad": pad,
+            "nobias": nobias or b is None,
+            "initialW": W,
+            "initial_bias": b,
+        }
+        params.update(kwargs)
+        return cls(*args, **params)
 
     def forward(self, x: Any) -> Any:
         if self.W.array is None:

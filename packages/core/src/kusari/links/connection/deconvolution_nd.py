@@ -128,15 +128,15 @@ class DeconvolutionND(link.Link):
         args: tuple[Any, ...] = (in_channels, out_per_group * groups, ksize)
         if cls is DeconvolutionND:
             args = (len(ksize),) + args
-        return cls(
-            *args,
-            stride=stride,
-            pad=pad,
-            nobias=nobias or b is None,
-            initialW=W,
-            initial_bias=b,
-            **kwargs,
-        )
+        params: dict[str, Any] = {
+            "stride": stride,
+            "pad": pad,
+            "nobias": nobias or b is None,
+            "initialW": W,
+            "initial_bias": b,
+        }
+        params.update(kwargs)
+        return cls(*args, **params)
 
     def forward(self, x: Any) -> Any:
         if self.W.array is None:

@@ -80,7 +80,9 @@ class InceptionBN(link.Chain):
                 proj3, out3, 3, pad=1, stride=stride, nobias=True, initialW=conv_init
             )
             self.proj33 = conv(in_channels, proj33, 1, nobias=True, initialW=conv_init)
-            self.conv33a = conv(proj33, out33, 3, pad=1, nobias=True, initialW=conv_init)
+            self.conv33a = conv(
+                proj33, out33, 3, pad=1, nobias=True, initialW=conv_init
+            )
             self.conv33b = conv(
                 out33, out33, 3, pad=1, stride=stride, nobias=True, initialW=conv_init
             )

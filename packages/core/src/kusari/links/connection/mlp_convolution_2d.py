@@ -63,7 +63,9 @@ class MLPConvolution2D(link.ChainList):
         ]
         for n_in, n_out in zip(out_channels, out_channels[1:]):
             convs.append(
-                Convolution2D(n_in, n_out, 1, initialW=conv_init, initial_bias=bias_init)
+                Convolution2D(
+                    n_in, n_out, 1, initialW=conv_init, initial_bias=bias_init
+                )
             )
         super().__init__(*convs)
         self.activation = activation

@@ -101,9 +101,7 @@ class CRF1d(link.Link):
             indices = _argsort_list_descent(xs)
             xs = _permutate_list(xs, indices, inv=False)
             trans_x = ts_module.transpose_sequence(xs)
-            score, path = crf1d_module.argmax_crf1d(self.cost, trans_x)
-            path = ts_module.transpose_sequence(path)
-            path = [p.array for p in path]
-            path = _permutate_list(path, indices, inv=True)
-            return score, path
+            score, trans_path = crf1d_module.argmax_crf1d(self.cost, trans_x)
+            per_seq = [p.array for p in ts_module.transpose_sequence(trans_path)]
+            return score, _permutate_list(per_seq, indices, inv=True)
         return crf1d_module.argmax_crf1d(self.cost, xs)

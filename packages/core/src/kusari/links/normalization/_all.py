@@ -1,3 +1,5 @@
 """Public names of kusari.links.normalization (re-exported by kusari.links)."""
 
-__all__: list[str] = []
+from kusari.links.normalization.batch_normalization import BatchNormalization
+
+__all__ = ["BatchNormalization"]

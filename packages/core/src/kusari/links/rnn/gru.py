@@ -1,4 +1,4 @@
-"""Gated recurrent unit links: :class:`StatelessGRU`, :class:`StatefulGRU`, :class:`GRU`."""
+"""GRU links: :class:`StatelessGRU`, :class:`StatefulGRU`, :class:`GRU`."""
 
 from __future__ import annotations
 
@@ -15,16 +15,28 @@ from kusari.variable import Variable
 class GRUBase(Chain):
     """Holds ``W_r, U_r, W_z, U_z, W, U`` (Linear links, all with biases)."""
 
-    def __init__(self, in_size: int | None, out_size: int, init: Any = None,
-                 inner_init: Any = None, bias_init: Any = None) -> None:
+    def __init__(
+        self,
+        in_size: int | None,
+        out_size: int,
+        init: Any = None,
+        inner_init: Any = None,
+        bias_init: Any = None,
+    ) -> None:
         super().__init__()
         with self.init_scope():
             self.W_r = Linear(in_size, out_size, initialW=init, initial_bias=bias_init)
-            self.U_r = Linear(out_size, out_size, initialW=inner_init, initial_bias=bias_init)
+            self.U_r = Linear(
+                out_size, out_size, initialW=inner_init, initial_bias=bias_init
+            )
             self.W_z = Linear(in_size, out_size, initialW=init, initial_bias=bias_init)
-            self.U_z = Linear(out_size, out_size, initialW=inner_init, initial_bias=bias_init)
+            self.U_z = Linear(
+                out_size, out_size, initialW=inner_init, initial_bias=bias_init
+            )
             self.W = Linear(in_size, out_size, initialW=init, initial_bias=bias_init)
-            self.U = Linear(out_size, out_size, initialW=inner_init, initial_bias=bias_init)
+            self.U = Linear(
+                out_size, out_size, initialW=inner_init, initial_bias=bias_init
+            )
 
 
 class StatelessGRU(GRUBase):
@@ -61,8 +73,16 @@ class StatefulGRU(GRUBase):
         (2, 4)
     """
 
-    def __init__(self, in_size: int | None, out_size: int, init: Any = None,
-                 inner_init: Any = None, bias_init: Any = 0) -> None:
+    h: Any
+
+    def __init__(
+        self,
+        in_size: int | None,
+        out_size: int,
+        init: Any = None,
+        inner_init: Any = None,
+        bias_init: Any = 0,
+    ) -> None:
         super().__init__(in_size, out_size, init, inner_init, bias_init)
         self.state_size = out_size
         self.reset_state()
@@ -80,7 +100,7 @@ class StatefulGRU(GRUBase):
 
     def reset_state(self) -> None:
         """Forget the hidden state."""
-        self.h: Any = None
+        self.h = None
 
     def forward(self, x: Any) -> Variable:
         z = self.W_z(x)
@@ -111,11 +131,15 @@ class GRU(StatefulGRU):
 
     def forward(self, *args: Any) -> Variable:
         n = len(args)
-        msg = f"Invalid argument. The length of GRU.forward must be 1. But {n} is given. "
+        msg = (
+            f"Invalid argument. The length of GRU.forward must be 1. But {n} is given. "
+        )
         if n == 0 or n >= 3:
             raise ValueError(msg)
         if n == 2:
-            raise ValueError(msg + "In Chainer v2, chainer.links.GRU is changed from "
-                             "stateless to stateful. Use kusari.links.StatelessGRU for a "
-                             "stateless GRU.")
+            raise ValueError(
+                msg + "In Chainer v2, chainer.links.GRU is changed from "
+                "stateless to stateful. Use kusari.links.StatelessGRU for a "
+                "stateless GRU."
+            )
         return super().forward(args[0])

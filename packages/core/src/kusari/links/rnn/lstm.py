@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from kusari import backend, initializers, variable
-from kusari.link import Chain
 from kusari.functions.rnn import _ops
 from kusari.functions.rnn import lstm as lstm_module
+from kusari.link import Chain
 from kusari.links.connection.linear import Linear
 from kusari.links.rnn._state import check_state, zeros_state
 from kusari.utils import size_of_shape
@@ -16,9 +16,15 @@ from kusari.utils import size_of_shape
 class LSTMBase(Chain):
     """Holds ``upward`` (input to 4H, with bias) and ``lateral`` (H to 4H, no bias)."""
 
-    def __init__(self, in_size: int | None, out_size: int | None = None,
-                 lateral_init: Any = None, upward_init: Any = None,
-                 bias_init: Any = None, forget_bias_init: Any = None) -> None:
+    def __init__(
+        self,
+        in_size: int | None,
+        out_size: int | None = None,
+        lateral_init: Any = None,
+        upward_init: Any = None,
+        bias_init: Any = None,
+        forget_bias_init: Any = None,
+    ) -> None:
         if out_size is None:
             out_size, in_size = in_size, None
         if out_size is None:
@@ -43,9 +49,11 @@ class LSTMBase(Chain):
         H = self.state_size
         # Each H-row block is initialized on its own (fans as for an H x in matrix).
         for k in range(0, 4 * H, H):
-            lateral_init(self.lateral.W.array[k:k + H, :])
-            upward_init(self.upward.W.array[k:k + H, :])
-        a, i, f, o = lstm_module._extract_gates(self.upward.b.array.reshape(1, 4 * H, 1))
+            lateral_init(self.lateral.W.array[k : k + H, :])
+            upward_init(self.upward.W.array[k : k + H, :])
+        b = self.upward.b
+        assert b is not None
+        a, i, f, o = lstm_module._extract_gates(b.array.reshape(1, 4 * H, 1))
         bias_init(a)
         bias_init(i)
         forget_bias_init(f)
@@ -75,7 +83,9 @@ class StatelessLSTM(LSTMBase):
         ((2, 4), (2, 4))
     """
 
-    def forward(self, c: Any, h: Any, x: Any) -> tuple[variable.Variable, variable.Variable]:
+    def forward(
+        self, c: Any, h: Any, x: Any
+    ) -> tuple[variable.Variable, variable.Variable]:
         self._lazy_init(x)
         lstm_in = self.upward(x)
         if h is not None:
@@ -113,11 +123,21 @@ class LSTM(LSTMBase):
         True
     """
 
-    def __init__(self, in_size: int | None, out_size: int | None = None,
-                 lateral_init: Any = None, upward_init: Any = None,
-                 bias_init: Any = None, forget_bias_init: Any = None) -> None:
-        super().__init__(in_size, out_size, lateral_init, upward_init, bias_init,
-                         forget_bias_init)
+    c: Any
+    h: Any
+
+    def __init__(
+        self,
+        in_size: int | None,
+        out_size: int | None = None,
+        lateral_init: Any = None,
+        upward_init: Any = None,
+        bias_init: Any = None,
+        forget_bias_init: Any = None,
+    ) -> None:
+        super().__init__(
+            in_size, out_size, lateral_init, upward_init, bias_init, forget_bias_init
+        )
         self.reset_state()
 
     def device_resident_accept(self, visitor: Any) -> None:
@@ -138,8 +158,8 @@ class LSTM(LSTMBase):
 
     def reset_state(self) -> None:
         """Forget the state (``c`` and ``h`` become None)."""
-        self.c: Any = None
-        self.h: Any = None
+        self.c = None
+        self.h = None
 
     def forward(self, x: Any) -> variable.Variable:
         self._lazy_init(x)
@@ -152,8 +172,10 @@ class LSTM(LSTMBase):
             if batch == 0:
                 h_rest = h
             elif h_size < batch:
-                raise TypeError("The batch size of x must be equal to or less than "
-                                "the size of the previous state h.")
+                raise TypeError(
+                    "The batch size of x must be equal to or less than "
+                    "the size of the previous state h."
+                )
             elif h_size > batch:
                 h_update, h_rest = _ops.split(h, [batch, h_size - batch], 0)
                 lstm_in = lstm_in + self.lateral(h_update)
@@ -169,4 +191,3 @@ class LSTM(LSTMBase):
         else:
             self.h = _ops.concat([y, h_rest], 0)
         return y
-

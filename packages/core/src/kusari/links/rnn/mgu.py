@@ -58,6 +58,8 @@ class StatefulMGU(MGUBase):
         (2, 4)
     """
 
+    h: Any
+
     def __init__(self, in_size: int, out_size: int) -> None:
         super().__init__(in_size, out_size)
         self._state_size = out_size
@@ -76,7 +78,7 @@ class StatefulMGU(MGUBase):
 
     def reset_state(self) -> None:
         """Forget the hidden state."""
-        self.h: Any = None
+        self.h = None
 
     def forward(self, x: Any) -> Variable:
         h = self.h

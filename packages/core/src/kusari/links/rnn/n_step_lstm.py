@@ -1,4 +1,4 @@
-"""Stacked LSTM links over lists of sequences: :class:`NStepLSTM`, :class:`NStepBiLSTM`."""
+"""Stacked LSTM links over sequences: :class:`NStepLSTM`, :class:`NStepBiLSTM`."""
 
 from __future__ import annotations
 
@@ -15,8 +15,13 @@ class NStepLSTMBase(NStepRNNBase):
     mode = "lstm"
     use_cell = True
 
-    def forward(self, hx: Any, cx: Any, xs: Sequence[Any],  # type: ignore[override]
-                **kwargs: Any) -> tuple[Any, Any, list[Any]]:
+    def forward(  # type: ignore[override]
+        self,
+        hx: Any,
+        cx: Any,
+        xs: Sequence[Any],
+        **kwargs: Any,
+    ) -> tuple[Any, Any, list[Any]]:
         """Run on ``xs`` (list of ``(L_i, in_size)`` sequences, any order).
 
         Args:
@@ -57,7 +62,8 @@ class NStepBiLSTM(NStepLSTMBase):
     Example:
         >>> import numpy as np
         >>> import kusari.links as L
-        >>> hy, cy, ys = L.NStepBiLSTM(1, 3, 4, 0.0)(None, None, [np.zeros((2, 3), np.float32)])
+        >>> xs = [np.zeros((2, 3), np.float32)]
+        >>> hy, cy, ys = L.NStepBiLSTM(1, 3, 4, 0.0)(None, None, xs)
         >>> hy.shape, ys[0].shape
         ((2, 1, 4), (2, 8))
     """

@@ -28,8 +28,11 @@ def _pack_plan(lengths: Sequence[int]) -> tuple[Any, Any, list[int], list[int]]:
     batch_sizes = [int((sl > t).sum()) for t in range(T)]
     starts = numpy.concatenate([[0], numpy.cumsum(sl)[:-1]])
     t_idx = numpy.repeat(numpy.arange(T), batch_sizes)
-    s_idx = numpy.concatenate([numpy.arange(b) for b in batch_sizes]) if T else \
-        numpy.zeros(0, numpy.int64)
+    s_idx = (
+        numpy.concatenate([numpy.arange(b) for b in batch_sizes])
+        if T
+        else numpy.zeros(0, numpy.int64)
+    )
     pack = starts[s_idx] + t_idx
     return order, pack.astype(numpy.int64), batch_sizes, [int(v) for v in sl]
 
@@ -52,15 +55,27 @@ class NStepRNNBase(ChainList):
     mode = "rnn_tanh"
     use_cell = False
 
-    def __init__(self, n_layers: int, in_size: int, out_size: int, dropout: float,
-                 *, initialW: Any = None, initial_bias: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        n_layers: int,
+        in_size: int,
+        out_size: int,
+        dropout: float,
+        *,
+        initialW: Any = None,
+        initial_bias: Any = None,
+        **kwargs: Any,
+    ) -> None:
         if kwargs:
             for key in ("use_cudnn", "use_bi_direction", "activation"):
                 if key in kwargs:
-                    raise ValueError(f"{type(self).__name__}: {key} argument is not "
-                                     "supported anymore")
-            raise TypeError(f"{type(self).__name__}: unexpected arguments {sorted(kwargs)}")
+                    raise ValueError(
+                        f"{type(self).__name__}: {key} argument is not "
+                        "supported anymore"
+                    )
+            raise TypeError(
+                f"{type(self).__name__}: unexpected arguments {sorted(kwargs)}"
+            )
         direction = 2 if self.use_bi_direction else 1
         weights = []
         for i in range(n_layers):
@@ -74,13 +89,22 @@ class NStepRNNBase(ChainList):
                             w_in = out_size * direction
                         else:
                             w_in = out_size
-                        w_init = Normal(numpy.sqrt(1.0 / w_in)) if initialW is None \
+                        w_init = (
+                            Normal(numpy.sqrt(1.0 / w_in))
+                            if initialW is None
                             else _get_initializer(initialW)
+                        )
                         b_init = 0 if initial_bias is None else initial_bias
-                        setattr(weight, f"w{j}",
-                                variable.Parameter(w_init, (out_size, w_in)))
-                        setattr(weight, f"b{j}",
-                                variable.Parameter(_get_initializer(b_init), (out_size,)))
+                        setattr(
+                            weight,
+                            f"w{j}",
+                            variable.Parameter(w_init, (out_size, w_in)),
+                        )
+                        setattr(
+                            weight,
+                            f"b{j}",
+                            variable.Parameter(_get_initializer(b_init), (out_size,)),
+                        )
                 weights.append(weight)
         super().__init__(*weights)
         self.n_layers = n_layers
@@ -90,11 +114,15 @@ class NStepRNNBase(ChainList):
 
     @property
     def ws(self) -> list[list[Any]]:
-        return [[getattr(layer, f"w{i}") for i in range(self.n_weights)] for layer in self]
+        return [
+            [getattr(layer, f"w{i}") for i in range(self.n_weights)] for layer in self
+        ]
 
     @property
     def bs(self) -> list[list[Any]]:
-        return [[getattr(layer, f"b{i}") for i in range(self.n_weights)] for layer in self]
+        return [
+            [getattr(layer, f"b{i}") for i in range(self.n_weights)] for layer in self
+        ]
 
     @property
     def n_cells(self) -> int:
@@ -105,10 +133,14 @@ class NStepRNNBase(ChainList):
         with backend.using_device(self.device):
             return variable.Variable(self.xp.zeros(shape, dtype=xs[0].dtype))
 
-    def _call(self, hs: Sequence[Any], xs: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    def _call(
+        self, hs: Sequence[Any], xs: Sequence[Any]
+    ) -> tuple[list[Any], list[Any]]:
         if not isinstance(xs, (list, tuple)):
-            raise TypeError(f"{type(self).__name__}: xs must be a list of sequences, "
-                            f"got {type(xs).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}: xs must be a list of sequences, "
+                f"got {type(xs).__name__}"
+            )
         order, pack, batch_sizes, sl = _pack_plan([len(x) for x in xs])
         identity = bool((order == numpy.arange(len(order))).all())
         hxs = []
@@ -120,11 +152,19 @@ class NStepRNNBase(ChainList):
             hxs.append(hx)
         x_cat = _ops.concat([xs[int(k)] for k in order], 0)
         x = _ops.permute(x_cat, pack, 0)
-        hy, cy, y = n_step_packed(type(self).__name__, self.mode, self.n_layers,
-                                  self.dropout, hxs[0],
-                                  hxs[1] if self.use_cell else None,
-                                  self.ws, self.bs, x, batch_sizes,
-                                  self.use_bi_direction)
+        hy, cy, y = n_step_packed(
+            type(self).__name__,
+            self.mode,
+            self.n_layers,
+            self.dropout,
+            hxs[0],
+            hxs[1] if self.use_cell else None,
+            self.ws,
+            self.bs,
+            x,
+            batch_sizes,
+            self.use_bi_direction,
+        )
         inv_pack = numpy.empty_like(pack)
         inv_pack[pack] = numpy.arange(len(pack))
         y_cat = _ops.permute(y, inv_pack, 0)
@@ -139,7 +179,9 @@ class NStepRNNBase(ChainList):
             outs = [_ops.permute(h, inv, axis=1) for h in outs]
         return outs, ys
 
-    def forward(self, hx: Any, xs: Sequence[Any], **kwargs: Any) -> tuple[Any, list[Any]]:
+    def forward(
+        self, hx: Any, xs: Sequence[Any], **kwargs: Any
+    ) -> tuple[Any, list[Any]]:
         """Run on ``xs`` (list of ``(L_i, in_size)`` sequences, any order).
 
         Returns ``(hy, ys)`` with ``ys[i]`` of shape ``(L_i, out_size * directions)``.
@@ -152,8 +194,10 @@ class NStepRNNBase(ChainList):
 def _check_train(name: str, kwargs: dict[str, Any]) -> None:
     if kwargs:
         if "train" in kwargs:
-            raise ValueError(f"{name}: the train argument is not supported anymore; use "
-                             "kusari.using_config('train', ...)")
+            raise ValueError(
+                f"{name}: the train argument is not supported anymore; use "
+                "kusari.using_config('train', ...)"
+            )
         raise TypeError(f"{name}: unexpected arguments {sorted(kwargs)}")
 
 
@@ -167,7 +211,8 @@ class NStepRNNTanh(NStepRNNBase):
         >>> import numpy as np
         >>> import kusari.links as L
         >>> rnn = L.NStepRNNTanh(2, 3, 4, 0.0)
-        >>> hy, ys = rnn(None, [np.zeros((5, 3), np.float32), np.zeros((2, 3), np.float32)])
+        >>> xs = [np.zeros((5, 3), np.float32), np.zeros((2, 3), np.float32)]
+        >>> hy, ys = rnn(None, xs)
         >>> hy.shape, [y.shape for y in ys]
         ((2, 2, 4), [(5, 4), (2, 4)])
     """
@@ -195,7 +240,8 @@ class NStepBiRNNTanh(NStepRNNBase):
     Example:
         >>> import numpy as np
         >>> import kusari.links as L
-        >>> hy, ys = L.NStepBiRNNTanh(1, 3, 4, 0.0)(None, [np.zeros((2, 3), np.float32)])
+        >>> xs = [np.zeros((2, 3), np.float32)]
+        >>> hy, ys = L.NStepBiRNNTanh(1, 3, 4, 0.0)(None, xs)
         >>> hy.shape, ys[0].shape
         ((2, 1, 4), (2, 8))
     """
@@ -210,7 +256,8 @@ class NStepBiRNNReLU(NStepRNNBase):
     Example:
         >>> import numpy as np
         >>> import kusari.links as L
-        >>> hy, ys = L.NStepBiRNNReLU(1, 3, 4, 0.0)(None, [np.zeros((2, 3), np.float32)])
+        >>> xs = [np.zeros((2, 3), np.float32)]
+        >>> hy, ys = L.NStepBiRNNReLU(1, 3, 4, 0.0)(None, xs)
         >>> ys[0].shape
         (2, 8)
     """

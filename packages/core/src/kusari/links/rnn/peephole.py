@@ -33,6 +33,9 @@ class StatefulPeepholeLSTM(Chain):
         (2, 4)
     """
 
+    c: Any
+    h: Any
+
     def __init__(self, in_size: int | None, out_size: int) -> None:
         super().__init__()
         self.state_size = out_size
@@ -53,8 +56,8 @@ class StatefulPeepholeLSTM(Chain):
 
     def reset_state(self) -> None:
         """Forget the state (``c`` and ``h`` become None)."""
-        self.c: Any = None
-        self.h: Any = None
+        self.c = None
+        self.h = None
 
     def forward(self, x: Any) -> Variable:
         lstm_in = self.upward(x)

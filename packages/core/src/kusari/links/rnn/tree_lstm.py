@@ -13,8 +13,9 @@ from kusari.links.connection.linear import Linear
 from kusari.variable import Variable
 
 
-def _pad_zeros(link: Any, vs: tuple[Any, ...], shape: tuple[int, ...], dtype: Any
-               ) -> tuple[Any, ...]:
+def _pad_zeros(
+    link: Any, vs: tuple[Any, ...], shape: tuple[int, ...], dtype: Any
+) -> tuple[Any, ...]:
     if all(v is not None for v in vs):
         return vs
     zero = Variable(link.xp.zeros(shape, dtype=dtype))
@@ -54,7 +55,7 @@ class ChildSumTreeLSTM(Chain):
 
     def forward(self, *cshsx: Any) -> tuple[Variable, Variable]:
         n = (len(cshsx) - 1) // 2
-        cs, hs, x = cshsx[:n], cshsx[n:2 * n], cshsx[-1]
+        cs, hs, x = cshsx[:n], cshsx[n : 2 * n], cshsx[-1]
         H = self.state_size
         wx = self.W_x(x)
         wx_aio, wx_f = _ops.split(wx, [3 * H, H], 1)
@@ -111,9 +112,11 @@ class NaryTreeLSTM(Chain):
     def forward(self, *cshsx: Any) -> tuple[Variable, Variable]:
         n = self.n_ary
         if len(cshsx) != 2 * n + 1:
-            raise ValueError(f"NaryTreeLSTM: expected {2 * n + 1} arguments "
-                             f"(c_1..c_{n}, h_1..h_{n}, x), got {len(cshsx)}")
-        cs, hs, x = cshsx[:n], cshsx[n:2 * n], cshsx[-1]
+            raise ValueError(
+                f"NaryTreeLSTM: expected {2 * n + 1} arguments "
+                f"(c_1..c_{n}, h_1..h_{n}, x), got {len(cshsx)}"
+            )
+        cs, hs, x = cshsx[:n], cshsx[n : 2 * n], cshsx[-1]
         shape = (x.shape[0], self.state_size)
         lstm_in = self.W_x(x)
         if any(h is not None for h in hs):

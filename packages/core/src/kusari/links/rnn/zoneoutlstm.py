@@ -27,10 +27,10 @@ class _Zoneout(FunctionNode):
         xp = backend.get_array_module(x)
         if self.flag_x is None:
             self.flag_x = (xp.random.rand(*x.shape) >= self.ratio).astype(x.dtype)
-        return h + (x - h) * self.flag_x,
+        return (h + (x - h) * self.flag_x,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         ret = []
         for k in indexes:
             if k == 0:
@@ -65,13 +65,26 @@ class StatefulZoneoutLSTM(Chain):
         (2, 4)
     """
 
-    def __init__(self, in_size: int | None, out_size: int, c_ratio: float = 0.5,
-                 h_ratio: float = 0.5, **kwargs: Any) -> None:
+    c: Any
+    h: Any
+
+    def __init__(
+        self,
+        in_size: int | None,
+        out_size: int,
+        c_ratio: float = 0.5,
+        h_ratio: float = 0.5,
+        **kwargs: Any,
+    ) -> None:
         if kwargs:
             if "train" in kwargs:
-                raise ValueError("StatefulZoneoutLSTM: the train argument is not supported "
-                                 "anymore; use kusari.using_config('train', ...)")
-            raise TypeError(f"StatefulZoneoutLSTM: unexpected arguments {sorted(kwargs)}")
+                raise ValueError(
+                    "StatefulZoneoutLSTM: the train argument is not supported "
+                    "anymore; use kusari.using_config('train', ...)"
+                )
+            raise TypeError(
+                f"StatefulZoneoutLSTM: unexpected arguments {sorted(kwargs)}"
+            )
         super().__init__()
         self.state_size = out_size
         self.c_ratio = c_ratio
@@ -99,8 +112,8 @@ class StatefulZoneoutLSTM(Chain):
 
     def reset_state(self) -> None:
         """Forget the state (``c`` and ``h`` become None)."""
-        self.c: Any = None
-        self.h: Any = None
+        self.c = None
+        self.h = None
 
     def forward(self, x: Any) -> Variable:
         lstm_in = self.upward(x)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -15,15 +16,15 @@ _Filename = str | Callable[[Any], str]
 _DEFAULT_FILENAME = "snapshot_iter_{.updater.iteration}"
 
 
-class _Serialized:
-    """A flat ``{key: array}`` captured by DictionarySerializer, replayable
-    through any serializer (so writers can run in other threads)."""
+class _Serialized(dict[str, Any]):
+    """A flat ``{key: array}`` captured by DictionarySerializer.
 
-    def __init__(self, target: dict[str, Any]) -> None:
-        self.target = target
+    It is a dict (what Chainer's writers hand to ``savefun``) that also
+    replays itself through any serializer, so ``save_npz`` accepts it.
+    """
 
     def serialize(self, serializer: Any) -> None:
-        for key, value in self.target.items():
+        for key, value in self.items():
             serializer(key, value)
 
 
@@ -35,7 +36,15 @@ def _serialize_now(target: Any) -> _Serialized:
     return _Serialized({k: v.copy() for k, v in s.target.items()})
 
 
+def _natural_key(name: str) -> list[Any]:
+    # "snapshot_iter_9" < "snapshot_iter_10": compare digit runs as numbers.
+    return [int(part) if part.isdigit() else part
+            for part in re.split(r"(\d+)", name)]
+
+
 def _find_snapshot_files(fmt: str, path: str) -> list[tuple[int, str]]:
+    """Matching files, oldest first (by mtime, then by the numbers in the
+    name for files written within the file system's timestamp resolution)."""
     prefix = fmt.split("{")[0]
     suffix = fmt.split("}")[-1] if "}" in fmt else ""
     found = []
@@ -44,7 +53,7 @@ def _find_snapshot_files(fmt: str, path: str) -> list[tuple[int, str]]:
         if (name.startswith(prefix) and name.endswith(suffix)
                 and not name.startswith(".") and os.path.isfile(full)):
             found.append((os.stat(full).st_mtime_ns, name))
-    return sorted(found)
+    return sorted(found, key=lambda item: (item[0], _natural_key(item[1])))
 
 
 def _find_latest_snapshot(fmt: str, path: str) -> str | None:

@@ -44,6 +44,9 @@ class Writer:
             os.replace(tmppath, os.path.join(outdir, filename))
         finally:
             shutil.rmtree(tmpdir, ignore_errors=True)
+        self._post_save()
+
+    def _post_save(self) -> None:
         for hook in self._post_save_hooks:
             hook()
 
@@ -158,6 +161,7 @@ class QueueWriter(Writer):
                 q.task_done()
                 return
             task[0](task[1], task[2], task[3])
+            self._post_save()  # e.g. the n_retains cleanup of the snapshot
             q.task_done()
 
     def finalize(self) -> None:
@@ -181,7 +185,22 @@ class ThreadQueueWriter(QueueWriter):
 
 
 class ProcessQueueWriter(QueueWriter):
-    """Save through a queue consumed by a process."""
+    """Save through a queue consumed by a process.
+
+    The consumer process starts before the snapshot extension registers its
+    cleanup hook, so the hooks (e.g. ``n_retains``) run in this process:
+    before each new snapshot is queued and after the queue is drained.
+    """
+
+    def __call__(self, filename: str, outdir: str, target: Any) -> None:
+        self._post_save()
+        super().__call__(filename, outdir, target)
+
+    def finalize(self) -> None:
+        drained = getattr(self, "_started", False) and not self._finalized
+        super().finalize()
+        if drained:
+            self._post_save()
 
     def create_queue(self) -> Any:
         return multiprocessing.JoinableQueue()
