@@ -10,8 +10,9 @@ update. Four variants run interleaved in the same process:
 * ``torch LSTMCell loop``: two ``nn.LSTMCell`` called per step;
 * ``torch nn.LSTM``: one fused two-layer ``nn.LSTM``.
 
-The torch rows are skipped when torch is not importable. Both frameworks use
-all cores (``--threads`` to change).
+The torch rows are skipped when torch is not importable. ``--threads`` sets
+torch's thread count; NumPy's BLAS reads its own at import, so for a
+like-for-like run set ``OPENBLAS_NUM_THREADS`` to the same number.
 
 Run: ``python bench_lstm.py [--repeat N] [--units 650] [--threads 2]``.
 """

@@ -122,6 +122,9 @@ def run(
     heappop = heapq.heappop
     grads_get = grads.get
     grads_pop = grads.pop
+    # Nodes whose gradient entry is a sum allocated by this loop (never seen
+    # by anyone else), so further contributions may be added in place.
+    owned: set[Any] = set()
     no_stop = stop_nodes is None
     stops: set[Any] = set() if stop_nodes is None else stop_nodes
 
@@ -236,8 +239,13 @@ def run(
                             cur.append(gx)
                         elif double:
                             grads[x] = cur + gx
+                        elif x in owned:
+                            # A sum made here below: nobody else holds it,
+                            # so later contributions add in place.
+                            cur._data += data
                         else:
                             grads[x] = _new_variable(cur._data + data, False)
+                            owned.add(x)
                         continue
                     grads[x] = [gx] if lazy else gx
                     f = x.creator_node

@@ -226,6 +226,8 @@ class UpdateRule:
             hook(self, param)
 
     def _update_through_fp32(self, param: Any) -> None:
+        if param.array is None:
+            return
         if self._fp32_param is None:
             self._fp32_param = Variable(param.array.astype(numpy.float32),
                                         name=param.name)

@@ -15,6 +15,7 @@ import numpy
 from kusari.utils import type_check
 from kusari.utils.atomic import atomic_path, atomic_write
 from kusari.utils.sparse import CooMatrix, to_coo
+from kusari.utils.walker_alias import WalkerAlias
 
 
 def force_array(x: Any, dtype: Any = None) -> Any:

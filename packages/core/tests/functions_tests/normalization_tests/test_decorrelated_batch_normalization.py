@@ -7,26 +7,31 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-def _columns(x, groups):
-    n, c = x.shape[:2]
-    return x.reshape(n * groups, c // groups, -1).transpose(1, 0, 2).reshape(
-        c // groups, -1)
+def _groups(x, groups):
+    perm = (1, 0) + tuple(range(2, x.ndim))
+    return x.transpose(perm).reshape(groups, x.shape[1] // groups, -1)
 
 
-def _from_columns(a, shape, groups):
-    n, c = shape[:2]
-    return a.reshape(c // groups, n * groups, -1).transpose(1, 0, 2).reshape(shape)
+def _from_groups(a, shape):
+    perm = (1, 0) + tuple(range(2, len(shape)))
+    return a.reshape((shape[1], shape[0]) + shape[2:]).transpose(perm)
+
+
+def _zca(xm, eps):
+    cov = xm @ xm.T / xm.shape[1] + eps * np.eye(xm.shape[0])
+    lam, u = np.linalg.eigh(cov)
+    return u @ np.diag(lam ** -0.5) @ u.T
 
 
 def _dbn_ref(x, groups, eps=2e-5):
-    xc = _columns(x, groups)
-    xm = xc - xc.mean(axis=1, keepdims=True)
-    cov = xm @ xm.T / xm.shape[1] + eps * np.eye(xm.shape[0])
-    lam, u = np.linalg.eigh(cov)
-    return _from_columns(u @ np.diag(lam ** -0.5) @ u.T @ xm, x.shape, groups)
+    out = []
+    for xg in _groups(x, groups):
+        xm = xg - xg.mean(axis=1, keepdims=True)
+        out.append(_zca(xm, eps) @ xm)
+    return _from_groups(np.stack(out), x.shape)
 
 
-@pytest.mark.parametrize("shape,groups", [((8, 3), 1), ((6, 4), 2), ((3, 4, 2, 2), 2)])
+@pytest.mark.parametrize("shape,groups", [((8, 3), 1), ((10, 4), 2), ((3, 4, 2, 2), 2)])
 def test_decorrelated_batch_normalization(shape, groups, float_dtype, device):
     tol = None
     if float_dtype == np.float16:
@@ -47,15 +52,24 @@ def test_decorrelated_batch_normalization_whitens():
 
 def test_decorrelated_batch_normalization_running_statistics():
     rng = np.random.default_rng(0)
-    x = rng.normal(size=(10, 2))
-    mean, proj = np.zeros(2), np.eye(2)
-    F.decorrelated_batch_normalization(x, groups=1, running_mean=mean,
+    x = rng.normal(size=(10, 4))
+    mean, proj = np.zeros((2, 2)), np.stack([np.eye(2)] * 2)
+    F.decorrelated_batch_normalization(x, groups=2, running_mean=mean,
                                        running_projection=proj, decay=0.5, eps=0.0)
-    np.testing.assert_allclose(mean, 0.5 * x.mean(axis=0))
-    xm = x - x.mean(axis=0)
-    lam, u = np.linalg.eigh(xm.T @ xm / 10)
-    expected = 0.5 * np.eye(2) + 0.5 * (10 / 9) * (u @ np.diag(lam ** -0.5) @ u.T)
-    np.testing.assert_allclose(proj, expected)
+    for g in range(2):
+        xg = x[:, 2 * g:2 * g + 2].T
+        np.testing.assert_allclose(mean[g], 0.5 * xg.mean(axis=1))
+        xm = xg - xg.mean(axis=1, keepdims=True)
+        expected = 0.5 * np.eye(2) + 0.5 * (10 / 9) * _zca(xm, 0.0)
+        np.testing.assert_allclose(proj[g], expected)
+
+
+def test_decorrelated_batch_normalization_groups_are_independent():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(6, 4, 3))
+    y = F.decorrelated_batch_normalization(x, groups=2).array
+    y0 = F.decorrelated_batch_normalization(x[:, :2], groups=1).array
+    np.testing.assert_allclose(y[:, :2], y0)
 
 
 def test_decorrelated_batch_normalization_no_double_backprop():
@@ -79,15 +93,16 @@ def test_fixed_decorrelated_batch_normalization(shape, groups, float_dtype, devi
     cg = shape[1] // groups
 
     def ref(x, mean, proj):
-        xc = _columns(x, groups)
-        return _from_columns(proj @ (xc - mean[:, None]), x.shape, groups)
+        xg = _groups(x, groups)
+        return _from_groups(proj @ (xg - mean[:, :, None]), x.shape)
 
     check_op(lambda x, m, p: F.fixed_decorrelated_batch_normalization(x, m, p, groups),
-             ref, [shape, (cg,), (cg, cg)], dtype=float_dtype, device=device)
+             ref, [shape, (groups, cg), (groups, cg, cg)], dtype=float_dtype,
+             device=device)
 
 
 def test_fixed_decorrelated_batch_normalization_bad_shapes():
     with pytest.raises(type_check.InvalidType, match="projection"):
         F.fixed_decorrelated_batch_normalization(
-            np.zeros((2, 4), np.float32), np.zeros(2, np.float32),
-            np.zeros((3, 3), np.float32), groups=2)
+            np.zeros((2, 4), np.float32), np.zeros((2, 2), np.float32),
+            np.zeros((2, 3, 3), np.float32), groups=2)

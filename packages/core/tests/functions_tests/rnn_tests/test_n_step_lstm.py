@@ -7,6 +7,7 @@ from _rnn_ref import flat_shapes, n_step, unflatten
 import kusari
 import kusari.functions as F
 from kusari.testing import check_op
+from kusari.utils import type_check
 
 N_W = 8
 
@@ -78,6 +79,18 @@ def test_n_step_lstm_dropout_train_and_test():
     assert not np.allclose(hy.array[1], ref_hy[1], atol=1e-5)
 
 
+def test_n_step_lstm_no_input_grad():
+    # inputs given as plain arrays: only the parameters get gradients
+    rng = np.random.default_rng(3)
+    shapes = _shapes(1, False, 3, 2, [2, 1])
+    args = [rng.uniform(-1, 1, s).astype(np.float32) for s in shapes]
+    hx, cx, xs, ws, bs = _unflatten(args, 1, False, 2)
+    ws = [[kusari.Variable(w) for w in ws[0]]]
+    hy, cy, ys = F.n_step_lstm(1, 0.0, hx, cx, ws, bs, xs)
+    F.sum(hy).backward()
+    assert all(w.grad is not None for w in ws[0])
+
+
 def test_n_step_lstm_errors():
     shapes = _shapes(1, False, 3, 2, [2, 3])
     args = [np.zeros(s, np.float32) for s in shapes]
@@ -86,5 +99,7 @@ def test_n_step_lstm_errors():
         F.n_step_lstm(1, 0.0, hx, cx, ws, bs, xs)
     with pytest.raises(ValueError, match="inconsistent input size"):
         F.n_step_lstm(1, 0.0, hx, cx, ws, bs, [np.zeros((3, 4), np.float32)])
+    with pytest.raises(type_check.InvalidType):
+        F.n_step_lstm(1, 0.0, hx, cx, ws, bs, [x.astype(np.float64) for x in xs[:1]])
     with pytest.raises(ValueError, match="train argument"):
         F.n_step_lstm(1, 0.0, hx, cx, ws, bs, xs[1:], train=True)

@@ -43,6 +43,7 @@ from kusari.functions.math.prod import prod
 from kusari.functions.math.scale import scale
 from kusari.functions.math.sign import sign
 from kusari.functions.math.sparse_matmul import sparse_matmul
+from kusari.functions.math.squared_difference import squared_difference
 from kusari.functions.math.sqrt import rsqrt, sqrt
 from kusari.functions.math.square import square
 from kusari.functions.math.sum import sum, sum_to
@@ -123,6 +124,7 @@ __all__ = [
     "sinh",
     "sparse_matmul",
     "sqrt",
+    "squared_difference",
     "square",
     "sum",
     "sum_to",

@@ -8,23 +8,23 @@ from kusari import backend
 from kusari.function_node import FunctionNode
 from kusari.functions.array.broadcast import broadcast_to
 from kusari.functions.array.reshape import reshape
+from kusari.functions.array.transpose import transpose
 from kusari.functions.math.matmul import matmul
 from kusari.utils import force_array, type_check
 from kusari.variable import Variable
 
 
-def _to_columns(x: Any, groups: int) -> Any:
-    """``(N, C, ...)`` -> ``(C // groups, N * groups * prod(...))`` (array)."""
-    n, c = x.shape[:2]
-    cg = c // groups
-    xr = x.reshape((n * groups, cg, -1))
-    return xr.transpose(1, 0, 2).reshape(cg, -1)
+def _to_groups(x: Any, groups: int) -> Any:
+    """``(N, C, ...)`` -> ``(groups, C // groups, N * prod(...))`` (array)."""
+    c = x.shape[1]
+    perm = (1, 0) + tuple(range(2, x.ndim))
+    return x.transpose(perm).reshape(groups, c // groups, -1)
 
 
-def _from_columns(a: Any, x_shape: tuple[int, ...], groups: int) -> Any:
+def _from_groups(a: Any, x_shape: tuple[int, ...]) -> Any:
     n, c = x_shape[:2]
-    cg = c // groups
-    return a.reshape(cg, n * groups, -1).transpose(1, 0, 2).reshape(x_shape)
+    perm = (1, 0) + tuple(range(2, len(x_shape)))
+    return a.reshape((c, n) + tuple(x_shape[2:])).transpose(perm)
 
 
 def _check_groups(groups: Any, fname: str) -> None:
@@ -35,8 +35,8 @@ def _check_groups(groups: Any, fname: str) -> None:
 class DecorrelatedBatchNormalization(FunctionNode):
     """``y = Sigma^(-1/2) (x - mean)`` per group of ``C // groups`` channels.
 
-    Channel ``j`` of every group shares the statistics of feature ``j``; the
-    ``N * groups * (spatial size)`` columns are the samples.
+    Each group of consecutive channels has its own mean and covariance, over
+    the ``N * (spatial size)`` samples.
     """
 
     def __init__(self, groups: int = 16, eps: float = 2e-5, running_mean: Any = None,
@@ -59,14 +59,15 @@ class DecorrelatedBatchNormalization(FunctionNode):
         x, = inputs
         xp = backend.get_array_module(x)
         cdt = "float32" if x.dtype.itemsize < 4 else x.dtype
-        xc = _to_columns(x, self.groups).astype(cdt, copy=False)
-        cg, m = xc.shape
-        mean = xc.mean(axis=1)
-        xm = xc - mean[:, None]
-        cov = xm @ xm.T / m + self.eps * xp.eye(cg, dtype=cdt)
+        xc = _to_groups(x, self.groups).astype(cdt, copy=False)
+        cg, m = xc.shape[1:]
+        mean = xc.mean(axis=2)
+        xm = xc - mean[:, :, None]
+        cov = xm @ xm.transpose(0, 2, 1) / m + self.eps * xp.eye(cg, dtype=cdt)
         lam, u = xp.linalg.eigh(cov)
         s = xp.sqrt(lam)
-        proj = (u / s) @ u.T
+        ut = u.transpose(0, 2, 1)
+        proj = (u / s[:, None, :]) @ ut
         y = proj @ xm
         if self.running_mean is not None:
             self.running_mean *= self.decay
@@ -78,7 +79,7 @@ class DecorrelatedBatchNormalization(FunctionNode):
             self.running_projection += ((1 - self.decay) * adjust * proj).astype(
                 self.running_projection.dtype, copy=False)
         self.xm, self.proj, self.u, self.s = xm, proj, u, s
-        return force_array(_from_columns(y, x.shape, self.groups), x.dtype),
+        return force_array(_from_groups(y, x.shape), x.dtype),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         # x is an input of the gradient node only to link it into the graph, so
@@ -106,15 +107,17 @@ class DecorrelatedBatchNormalizationGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gy = inputs[1]
         xm, u, s = self.xm, self.u, self.s
-        g = _to_columns(gy, self.groups).astype(xm.dtype, copy=False)
-        m = xm.shape[1]
-        lmat = -1 / (s[:, None] * s[None, :] * (s[:, None] + s[None, :]))
-        gp = g @ xm.T
-        gsig = u @ (lmat * (u.T @ gp @ u)) @ u.T
-        gsig = gsig + gsig.T
+        g = _to_groups(gy, self.groups).astype(xm.dtype, copy=False)
+        m = xm.shape[2]
+        si, sj = s[:, :, None], s[:, None, :]
+        lmat = -1 / (si * sj * (si + sj))
+        ut = u.transpose(0, 2, 1)
+        gp = g @ xm.transpose(0, 2, 1)
+        gsig = u @ (lmat * (ut @ gp @ u)) @ ut
+        gsig = gsig + gsig.transpose(0, 2, 1)
         gx = self.proj @ g + gsig @ xm / m
-        gx -= gx.mean(axis=1, keepdims=True)
-        return force_array(_from_columns(gx, gy.shape, self.groups), gy.dtype),
+        gx -= gx.mean(axis=2, keepdims=True)
+        return force_array(_from_groups(gx, gy.shape), gy.dtype),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         raise NotImplementedError(
@@ -130,11 +133,14 @@ def decorrelated_batch_normalization(x: Any, *, groups: int = 16, eps: float = 2
 
     Args:
         x: Input of shape ``(N, C, ...)``; ``groups`` must divide ``C``.
-        groups: Number of channel groups; each group's ``C // groups`` channels
-            are whitened together, sharing statistics across groups.
-        eps: Added to the covariance's diagonal.
-        running_mean: ``(C // groups,)`` array updated in place (None: not tracked).
-        running_projection: ``(C // groups, C // groups)`` array updated in place.
+        groups: Number of groups of consecutive channels; each group's
+            ``C // groups`` channels are whitened together with their own
+            statistics.
+        eps: Added to the covariances' diagonals.
+        running_mean: ``(groups, C // groups)`` array updated in place (None:
+            not tracked).
+        running_projection: ``(groups, C // groups, C // groups)`` array
+            updated in place.
         decay: Decay of the running averages.
 
     Returns:
@@ -157,43 +163,43 @@ def fixed_decorrelated_batch_normalization(x: Any, mean: Any, projection: Any,
                                            groups: int = 16) -> Variable:
     """Decorrelated batch normalization with given statistics (inference mode).
 
-    ``y = projection @ (x - mean)`` on every group of ``C // groups`` channels;
-    differentiable in ``x``, ``mean`` and ``projection`` (double backprop too).
+    ``y = projection[g] @ (x - mean[g])`` on each group ``g`` of ``C // groups``
+    consecutive channels; differentiable in ``x``, ``mean`` and ``projection``
+    (double backprop too).
 
     Args:
         x: Input of shape ``(N, C, ...)``.
-        mean: ``(C // groups,)`` mean.
-        projection: ``(C // groups, C // groups)`` whitening matrix.
+        mean: ``(groups, C // groups)`` means.
+        projection: ``(groups, C // groups, C // groups)`` whitening matrices.
         groups: Number of channel groups.
 
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> x = np.array([[1., 3.]], np.float32)
-        >>> p = np.array([[2., 0.], [0., 1.]], np.float32)
-        >>> F.fixed_decorrelated_batch_normalization(x, np.ones(2, np.float32), p,
+        >>> p = np.array([[[2., 0.], [0., 1.]]], np.float32)
+        >>> F.fixed_decorrelated_batch_normalization(x, np.ones((1, 2), np.float32), p,
         ...                                          groups=1).array
         array([[0., 2.]], dtype=float32)
     """
     fname = "fixed_decorrelated_batch_normalization"
     _check_groups(groups, fname)
-    x_shape = x.shape
+    x_shape = tuple(x.shape)
     if len(x_shape) < 2 or x_shape[1] % groups:
         raise type_check.InvalidType("x.ndim >= 2, x.shape[1] % groups == 0",
                                      f"x.shape={x_shape}, groups={groups}")
     n, c = x_shape[:2]
     cg = c // groups
-    if mean.shape != (cg,) or projection.shape != (cg, cg) \
+    if mean.shape != (groups, cg) or projection.shape != (groups, cg, cg) \
             or mean.dtype != x.dtype or projection.dtype != x.dtype:
         raise type_check.InvalidType(
-            "mean.shape == (C // groups,), projection.shape == (C // groups,) * 2, "
+            "mean.shape == (groups, C // groups), "
+            "projection.shape == (groups, C // groups, C // groups), "
             "mean.dtype == projection.dtype == x.dtype",
             f"x {x_shape} {x.dtype}, mean {mean.shape} {mean.dtype}, "
             f"projection {projection.shape} {projection.dtype}, groups={groups}")
-    # (N * groups, cg, K): matmul broadcasts projection over the samples.
-    xr = reshape(x, (n * groups, cg, -1))
-    xc = xr - broadcast_to(reshape(mean, (1, cg, 1)), xr.shape)
-    pb = broadcast_to(reshape(projection, (1, cg, cg)), (n * groups, cg, cg))
-    return reshape(matmul(pb, xc), x_shape)
-
-
+    perm = (1, 0) + tuple(range(2, len(x_shape)))
+    xg = reshape(transpose(x, perm), (groups, cg, -1))
+    xc = xg - broadcast_to(reshape(mean, (groups, cg, 1)), xg.shape)
+    y = reshape(matmul(projection, xc), (c, n) + x_shape[2:])
+    return transpose(y, perm)

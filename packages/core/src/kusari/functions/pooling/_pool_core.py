@@ -118,17 +118,19 @@ def max_forward(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
 
 
 def max_indices(x: Any, y: Any, pp: PoolParams) -> Any:
-    """Flattened in-window index of the first maximum (int32, y's shape)."""
+    """Flattened in-window index of the first maximum (int8/int32, y's shape)."""
     xp = _xp(x)
     out = tuple(y.shape[2:])
     P = pp.padded(tuple(x.shape[2:]), out)
     xpad = pad_to(x, pp, P, -numpy.inf)
     offs = pp.offsets()
-    idx = xp.zeros(y.shape, dtype=numpy.int32)
+    # int8 while computing (less memory traffic); int32 is what callers see.
+    it = numpy.int8 if len(offs) <= 127 else numpy.int32
+    idx = xp.zeros(y.shape, dtype=it)
     mask = xp.empty(y.shape, dtype=bool)
     for o in range(len(offs) - 1, 0, -1):
         xp.equal(xpad[pp.window(offs[o], out)], y, out=mask)
-        xp.copyto(idx, numpy.int32(o), where=mask)
+        xp.copyto(idx, it(o), where=mask)
     return idx
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from kusari.function_node import FunctionNode
 from kusari.functions.pooling import _pool_core as core
 from kusari.utils import type_check
@@ -52,7 +54,7 @@ class MaxPoolingND(FunctionNode):
         out = self.pp.out_size(self._in_shape)
         y = core.max_forward(x, self.pp, out)
         if self.return_indices:
-            self.indexes = core.max_indices(x, y, self.pp)
+            self.indexes = core.max_indices(x, y, self.pp).astype(numpy.int32)
         else:
             self.retain_inputs((0,))
             self.retain_outputs((0,))

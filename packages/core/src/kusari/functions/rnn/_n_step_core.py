@@ -24,6 +24,7 @@ import numpy
 from kusari import backend, configuration
 from kusari.function_node import FunctionNode, grad
 from kusari.functions.rnn import _ops
+from kusari.utils import type_check
 from kusari.variable import Variable
 
 N_WEIGHTS = {"lstm": 8, "gru": 6, "rnn_tanh": 2, "rnn_relu": 2}
@@ -57,6 +58,7 @@ class RNNLayer(FunctionNode):
         self.use_cell = mode == "lstm"
         self._saved: tuple[Any, ...] = ()
         self._y: Any = None
+        self._need_gx = True
 
     @property
     def label(self) -> str:
@@ -74,6 +76,12 @@ class RNNLayer(FunctionNode):
         ws = list(inputs[k : k + self.n_w])
         bs = list(inputs[k + self.n_w : k + 2 * self.n_w])
         return x, h0, c0, ws, bs
+
+    def check_type_forward(self, in_types: Any) -> None:
+        x_type = in_types[0]
+        type_check.expect(x_type.dtype.kind == "f", x_type.ndim == 2)
+        for t in in_types[1:]:
+            type_check.expect(t.dtype == x_type.dtype)
 
     # -- forward ---------------------------------------------------------
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -208,6 +216,7 @@ class RNNLayer(FunctionNode):
         gouts = [None if g is None else g.array for g in grad_outputs]
         x, h0, c0, ws, bs = self._split_inputs(arrays)
         xp = backend.get_array_module(x)
+        self._need_gx = 0 in indexes
         if self.mode == "lstm":
             grads = self._backward_lstm(xp, x, h0, c0, ws, bs, gouts)
         elif self.mode == "gru":
@@ -274,7 +283,7 @@ class RNNLayer(FunctionNode):
             gh[:b] = G @ Wh
         gWx = gz.T @ x
         gWh = gz.T @ hprev
-        gx = gz @ Wx
+        gx = gz @ Wx if self._need_gx else None
         gb = gz.sum(axis=0)
         order = (0, 1, 3, 2)  # internal block k holds Chainer's weight order[k]
         gw: list[Any] = [None] * 8
@@ -329,7 +338,7 @@ class RNNLayer(FunctionNode):
             gh[:b] = ghn
         gWx = gxw.T @ x
         gWh = ghw.T @ hprev
-        gx = gxw @ Wx
+        gx = gxw @ Wx if self._need_gx else None
         gbx = gxw.sum(axis=0)
         gbh = ghw.sum(axis=0)
         gw = [gWx[k * H : (k + 1) * H] for k in range(3)] + [
@@ -366,7 +375,8 @@ class RNNLayer(FunctionNode):
                 xp.multiply(ghb, one - yt * yt, out=g)
             gh[:b] = g @ Wh
         gb = gpre.sum(axis=0)
-        return [gpre @ Wx, gh, gpre.T @ x, gpre.T @ hprev, gb, gb.copy()]
+        gx = gpre @ Wx if self._need_gx else None
+        return [gx, gh, gpre.T @ x, gpre.T @ hprev, gb, gb.copy()]
 
     def _backward_composed(
         self, indexes: Any, inputs: Sequence[Variable], grad_outputs: Any

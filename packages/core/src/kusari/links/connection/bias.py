@@ -47,5 +47,7 @@ class Bias(link.Link):
                 )
             return bias_module.bias(xs[0], self.b, self.axis)
         if len(xs) != 2:
-            raise TypeError(f"Bias without a learnable b takes two inputs, got {len(xs)}")
+            raise TypeError(
+                f"Bias without a learnable b takes two inputs, got {len(xs)}"
+            )
         return bias_module.bias(xs[0], xs[1], self.axis)

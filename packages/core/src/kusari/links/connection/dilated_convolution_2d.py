@@ -53,7 +53,9 @@ class DilatedConvolution2D(link.Link):
         if ksize is None:
             out_channels, ksize, in_channels = in_channels, out_channels, None
         if ksize is None or out_channels is None:
-            raise ValueError("DilatedConvolution2D: out_channels and ksize are required")
+            raise ValueError(
+                "DilatedConvolution2D: out_channels and ksize are required"
+            )
         self.ksize = ksize
         self.stride = _pair(stride)
         self.pad = _pair(pad)

@@ -185,7 +185,8 @@ class BinaryHierarchicalSoftmax(link.Link):
             raise TypeError(
                 f"BinaryHierarchicalSoftmax: t must be integer, got {t_arr.dtype}"
             )
-        xp = backend.get_array_module(t_arr)
+        xp = backend.get_array_module(self.begins)
+        t_arr = xp.asarray(t_arr)
         if t_arr.size and (
             int(t_arr.min()) < 0 or int(t_arr.max()) >= self.n_vocab
         ):
