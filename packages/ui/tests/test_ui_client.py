@@ -54,3 +54,10 @@ def test_log_before_init_raises(monkeypatch) -> None:
     monkeypatch.setattr(client, "_current", None)
     with pytest.raises(RuntimeError, match="init"):
         client.log({"x": 1})
+
+
+def test_server_errors_raise_client_error(live_server) -> None:
+    with pytest.raises(client.ClientError, match="HTTP 400"):
+        client.Run(live_server.url, "", "x")
+    run = client.Run(live_server.url, "loops", "st")
+    run.finish(status="bogus")  # rejected by the server: logged, not raised

@@ -77,11 +77,9 @@ def pg_url() -> Iterator[str]:
         os.chmod(base, 0o755)
         os.chown(base, user.pw_uid, user.pw_gid)
 
-        def demote() -> None:
-            os.setgid(user.pw_gid)
-            os.setuid(user.pw_uid)
-
-        kwargs["preexec_fn"] = demote
+        kwargs["user"] = user.pw_uid
+        kwargs["group"] = user.pw_gid
+        kwargs["extra_groups"] = []
         kwargs["env"] = {**os.environ, "HOME": base}
     data = os.path.join(base, "data")
     port = _free_port()

@@ -43,6 +43,10 @@ def _plain(value: Any) -> Any:
         return str(value)
 
 
+class ClientError(RuntimeError):
+    """The server rejected a request (the message carries its JSON error)."""
+
+
 class Run:
     """A run on the server; :meth:`log` appends entries to it.
 
@@ -84,8 +88,13 @@ class Run:
             method=method,
             headers={"Content-Type": "application/json"},
         )
-        with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-            return json.loads(resp.read().decode())
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return json.loads(resp.read().decode())
+        except urllib.error.HTTPError as exc:
+            with exc:  # close the error's response: no leaked socket
+                detail = exc.read(2000).decode(errors="replace")
+            raise ClientError(f"{method} {path}: HTTP {exc.code}: {detail}") from None
 
     @property
     def _base(self) -> str:
@@ -114,7 +123,7 @@ class Run:
         self.flush()
         try:
             self._request("PATCH", self._base, {"status": status})
-        except (OSError, urllib.error.URLError, ValueError) as exc:
+        except (OSError, ValueError, ClientError) as exc:
             logger.warning("kusari-ui: could not set status: %s", exc)
 
 

@@ -333,3 +333,16 @@ def should_use_cudnn(level: str, lowest_version: int = 0) -> bool:
 def should_use_cudnn_tensor_core(dtype: Any) -> bool:
     """Always False: kusari runs without cuDNN."""
     return False
+
+
+def get_cudnn_dropout_states() -> Any:
+    """Not available: kusari runs without cuDNN (dropout uses plain CuPy)."""
+    raise RuntimeError(
+        "get_cudnn_dropout_states: kusari does not use cuDNN; F.dropout works "
+        "on CuPy arrays without dropout states"
+    )
+
+
+def get_cudnn_dropout_states_core(thread_id: int) -> Any:
+    """Not available: kusari runs without cuDNN."""
+    return get_cudnn_dropout_states()

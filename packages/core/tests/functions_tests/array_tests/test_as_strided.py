@@ -10,17 +10,32 @@ def _ref(shape, strides, offset):
     def ref(x):
         flat = np.ascontiguousarray(x).ravel()
         index = np.lib.stride_tricks.as_strided(
-            np.arange(flat.size)[offset:], shape, [s * 8 for s in strides])
+            np.arange(flat.size)[offset:], shape, [s * 8 for s in strides]
+        )
         return flat[index]
+
     return ref
 
 
-@pytest.mark.parametrize("xshape,shape,strides,offset", [
-    ((4,), (3, 2), (1, 1), 0), ((3, 4), (4, 3), (1, 4), 0), ((12,), (2, 3), (6, 2), 1),
-    ((6,), (3, 2), (0, 1), 2), ((6,), (3,), (-2,), 5), ((2, 3), (2, 2, 2), (3, 1, 0), 0)])
+@pytest.mark.parametrize(
+    "xshape,shape,strides,offset",
+    [
+        ((4,), (3, 2), (1, 1), 0),
+        ((3, 4), (4, 3), (1, 4), 0),
+        ((12,), (2, 3), (6, 2), 1),
+        ((6,), (3, 2), (0, 1), 2),
+        ((6,), (3,), (-2,), 5),
+        ((2, 3), (2, 2, 2), (3, 1, 0), 0),
+    ],
+)
 def test_as_strided(xshape, shape, strides, offset, float_dtype, device):
-    check_op(lambda x: F.as_strided(x, shape, strides, offset),
-             _ref(shape, strides, offset), [xshape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.as_strided(x, shape, strides, offset),
+        _ref(shape, strides, offset),
+        [xshape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_as_strided_overlap_grad_and_view():

@@ -11,16 +11,23 @@ def test_cast(to, float_dtype, device):
     tol = {"forward": (5e-3, 5e-3)} if np.float16 in (to, float_dtype) else None
     # The output dtype is fixed by ``to``, which check_op's float64 numerical
     # gradient cannot follow; gradients are checked below instead.
-    check_op(lambda x: F.cast(x, to), lambda x: x.astype(to), [(3, 4)],
-             dtype=float_dtype, device=device, check_dtype=False, tolerances=tol,
-             backward=False)
+    check_op(
+        lambda x: F.cast(x, to),
+        lambda x: x.astype(to),
+        [(3, 4)],
+        dtype=float_dtype,
+        device=device,
+        check_dtype=False,
+        tolerances=tol,
+        backward=False,
+    )
     x = kusari.Variable(device_array(np.ones((3, 4), float_dtype), device))
     y = F.cast(x, to)
     gy = kusari.Variable(device_array(np.full((3, 4), 0.5, to), device))
-    gx, = kusari.grad([y], [x], [gy], enable_double_backprop=True)
+    (gx,) = kusari.grad([y], [x], [gy], enable_double_backprop=True)
     assert gx.dtype == float_dtype
     np.testing.assert_array_equal(kusari.backends.cuda.to_cpu(gx.array), 0.5)
-    ggy, = kusari.grad([gx], [gy], [gx * 0 + 2])
+    (ggy,) = kusari.grad([gx], [gy], [gx * 0 + 2])
     assert ggy.dtype == np.dtype(to)
     np.testing.assert_array_equal(kusari.backends.cuda.to_cpu(ggy.array), 2)
 

@@ -6,12 +6,24 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shapes,axis", [
-    ([(2, 3), (2, 4)], 1), ([(2, 3), (1, 3), (3, 3)], 0), ([(2, 3, 1), (2, 3, 2)], -1),
-    ([(4,)], 0), ([(2, 0), (2, 3)], 1)])
+@pytest.mark.parametrize(
+    "shapes,axis",
+    [
+        ([(2, 3), (2, 4)], 1),
+        ([(2, 3), (1, 3), (3, 3)], 0),
+        ([(2, 3, 1), (2, 3, 2)], -1),
+        ([(4,)], 0),
+        ([(2, 0), (2, 3)], 1),
+    ],
+)
 def test_concat(shapes, axis, float_dtype, device):
-    check_op(lambda *xs: F.concat(xs, axis), lambda *xs: np.concatenate(xs, axis),
-             shapes, dtype=float_dtype, device=device)
+    check_op(
+        lambda *xs: F.concat(xs, axis),
+        lambda *xs: np.concatenate(xs, axis),
+        shapes,
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_concat_default_axis_is_1():

@@ -8,8 +8,13 @@ from kusari.testing import check_op
 
 @pytest.mark.parametrize("dst", [-1, "@numpy"])
 def test_copy(dst, float_dtype, device):
-    check_op(lambda x: F.copy(x, dst), lambda x: x.copy(), [(3, 4)],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.copy(x, dst),
+        lambda x: x.copy(),
+        [(3, 4)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_copy_is_not_view():

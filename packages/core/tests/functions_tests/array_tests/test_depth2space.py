@@ -13,15 +13,23 @@ def _ref(r):
         y = np.empty((n, oc, h * r, w * r))
         for i in range(r):
             for j in range(r):
-                y[:, :, i::r, j::r] = x[:, (i * r + j) * oc:(i * r + j + 1) * oc]
+                y[:, :, i::r, j::r] = x[:, (i * r + j) * oc : (i * r + j + 1) * oc]
         return y
+
     return ref
 
 
-@pytest.mark.parametrize("shape,r", [((2, 8, 3, 2), 2), ((1, 9, 2, 2), 3), ((1, 3, 2, 1), 1)])
+@pytest.mark.parametrize(
+    "shape,r", [((2, 8, 3, 2), 2), ((1, 9, 2, 2), 3), ((1, 3, 2, 1), 1)]
+)
 def test_depth2space(shape, r, float_dtype, device):
-    check_op(lambda x: F.depth2space(x, r), _ref(r), [shape], dtype=float_dtype,
-             device=device)
+    check_op(
+        lambda x: F.depth2space(x, r),
+        _ref(r),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_depth2space_errors():

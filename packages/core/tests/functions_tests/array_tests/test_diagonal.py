@@ -6,13 +6,26 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,offset,a1,a2", [
-    ((3, 3), 0, 0, 1), ((3, 4), 1, 0, 1), ((4, 3), -2, 0, 1), ((2, 3, 4), 0, 1, 2),
-    ((2, 3, 4), 1, 2, 0), ((2, 3, 4), -1, -1, -3), ((3, 2), 5, 0, 1)])
+@pytest.mark.parametrize(
+    "shape,offset,a1,a2",
+    [
+        ((3, 3), 0, 0, 1),
+        ((3, 4), 1, 0, 1),
+        ((4, 3), -2, 0, 1),
+        ((2, 3, 4), 0, 1, 2),
+        ((2, 3, 4), 1, 2, 0),
+        ((2, 3, 4), -1, -1, -3),
+        ((3, 2), 5, 0, 1),
+    ],
+)
 def test_diagonal(shape, offset, a1, a2, float_dtype, device):
-    check_op(lambda x: F.diagonal(x, offset, a1, a2),
-             lambda x: np.diagonal(x, offset, a1, a2).copy(), [shape],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.diagonal(x, offset, a1, a2),
+        lambda x: np.diagonal(x, offset, a1, a2).copy(),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_diagonal_is_view():

@@ -6,11 +6,18 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,axis", [((3, 4), 0), ((3, 4), 1), ((3, 4), 2),
-                                        ((3, 4), -1), ((3, 4), -3), ((), 0)])
+@pytest.mark.parametrize(
+    "shape,axis",
+    [((3, 4), 0), ((3, 4), 1), ((3, 4), 2), ((3, 4), -1), ((3, 4), -3), ((), 0)],
+)
 def test_expand_dims(shape, axis, float_dtype, device):
-    check_op(lambda x: F.expand_dims(x, axis), lambda x: np.expand_dims(x, axis),
-             [shape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.expand_dims(x, axis),
+        lambda x: np.expand_dims(x, axis),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_expand_dims_is_view():

@@ -6,11 +6,17 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,axis", [((4,), 0), ((3, 4), 1), ((2, 3, 4), -1),
-                                        ((2, 3, 4), 1)])
+@pytest.mark.parametrize(
+    "shape,axis", [((4,), 0), ((3, 4), 1), ((2, 3, 4), -1), ((2, 3, 4), 1)]
+)
 def test_flip(shape, axis, float_dtype, device):
-    check_op(lambda x: F.flip(x, axis), lambda x: np.flip(x, axis), [shape],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.flip(x, axis),
+        lambda x: np.flip(x, axis),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_flip_is_view():

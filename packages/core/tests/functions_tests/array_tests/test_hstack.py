@@ -6,11 +6,17 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shapes", [[(2,), (3,)], [(2, 3), (2, 1)], [(2, 3, 4), (2, 1, 4)],
-                                    [(), ()]])
+@pytest.mark.parametrize(
+    "shapes", [[(2,), (3,)], [(2, 3), (2, 1)], [(2, 3, 4), (2, 1, 4)], [(), ()]]
+)
 def test_hstack(shapes, float_dtype, device):
-    check_op(lambda *xs: F.hstack(xs), lambda *xs: np.hstack(xs), shapes,
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda *xs: F.hstack(xs),
+        lambda *xs: np.hstack(xs),
+        shapes,
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_hstack_errors():

@@ -26,17 +26,27 @@ def _ref(k, s, p, cover_all, d):
                         if 0 <= yy < h and 0 <= xx < w:
                             y[:, :, i, j, a, b] = x[:, :, yy, xx]
         return y.reshape(n, c * kh * kw, oh, ow)
+
     return ref
 
 
-@pytest.mark.parametrize("shape,k,s,p,cover_all,d", [
-    ((2, 3, 4, 5), (3, 3), (1, 1), (1, 1), False, (1, 1)),
-    ((1, 2, 5, 6), (2, 3), (2, 1), (0, 1), False, (1, 1)),
-    ((1, 2, 5, 5), (3, 2), (2, 2), (1, 0), True, (1, 1)),
-    ((1, 1, 6, 5), (2, 2), (1, 2), (1, 1), False, (2, 1))])
+@pytest.mark.parametrize(
+    "shape,k,s,p,cover_all,d",
+    [
+        ((2, 3, 4, 5), (3, 3), (1, 1), (1, 1), False, (1, 1)),
+        ((1, 2, 5, 6), (2, 3), (2, 1), (0, 1), False, (1, 1)),
+        ((1, 2, 5, 5), (3, 2), (2, 2), (1, 0), True, (1, 1)),
+        ((1, 1, 6, 5), (2, 2), (1, 2), (1, 1), False, (2, 1)),
+    ],
+)
 def test_im2col(shape, k, s, p, cover_all, d, float_dtype, device):
-    check_op(lambda x: F.im2col(x, k, s, p, cover_all, d), _ref(k, s, p, cover_all, d),
-             [shape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.im2col(x, k, s, p, cover_all, d),
+        _ref(k, s, p, cover_all, d),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_im2col_int_args():

@@ -6,11 +6,17 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("src,dst", [(0, 2), (-1, 0), ((0, 1), (2, 0)),
-                                     ((0, 2), (-1, -3)), (1, 1)])
+@pytest.mark.parametrize(
+    "src,dst", [(0, 2), (-1, 0), ((0, 1), (2, 0)), ((0, 2), (-1, -3)), (1, 1)]
+)
 def test_moveaxis(src, dst, float_dtype, device):
-    check_op(lambda x: F.moveaxis(x, src, dst), lambda x: np.moveaxis(x, src, dst),
-             [(2, 3, 4)], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.moveaxis(x, src, dst),
+        lambda x: np.moveaxis(x, src, dst),
+        [(2, 3, 4)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_moveaxis_is_view():

@@ -11,16 +11,24 @@ def _ref(length, padding):
         n = max(len(x) for x in xs) if length is None else length
         y = np.full((len(xs), n) + xs[0].shape[1:], padding, dtype=np.float64)
         for i, x in enumerate(xs):
-            y[i, :len(x)] = x
+            y[i, : len(x)] = x
         return y
+
     return ref
 
 
-@pytest.mark.parametrize("shapes", [[(3,), (1,), (2,)], [(2, 3), (4, 3)], [(0, 2), (1, 2)]])
+@pytest.mark.parametrize(
+    "shapes", [[(3,), (1,), (2,)], [(2, 3), (4, 3)], [(0, 2), (1, 2)]]
+)
 @pytest.mark.parametrize("length,padding", [(None, 0), (5, -1.5)])
 def test_pad_sequence(shapes, length, padding, float_dtype, device):
-    check_op(lambda *xs: F.pad_sequence(xs, length, padding), _ref(length, padding),
-             shapes, dtype=float_dtype, device=device)
+    check_op(
+        lambda *xs: F.pad_sequence(xs, length, padding),
+        _ref(length, padding),
+        shapes,
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_pad_sequence_errors():

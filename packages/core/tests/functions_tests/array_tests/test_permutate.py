@@ -6,7 +6,9 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,axis", [((4,), 0), ((4, 3), 0), ((3, 4), 1), ((2, 4), -1)])
+@pytest.mark.parametrize(
+    "shape,axis", [((4,), 0), ((4, 3), 0), ((3, 4), 1), ((2, 4), -1)]
+)
 @pytest.mark.parametrize("inv", [False, True])
 def test_permutate(shape, axis, inv, float_dtype, device):
     n = shape[axis]
@@ -15,8 +17,13 @@ def test_permutate(shape, axis, inv, float_dtype, device):
     def ref(x, i):
         return np.take(x, np.argsort(i) if inv else i, axis=axis)
 
-    check_op(lambda x, i: F.permutate(x, i, axis, inv), ref, [shape, ind],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x, i: F.permutate(x, i, axis, inv),
+        ref,
+        [shape, ind],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_permutate_inverse_roundtrip():
@@ -36,6 +43,6 @@ def test_permutate_errors():
     with pytest.raises(type_check.InvalidType, match="Permutate"):
         F.permutate(x, np.array([0, 1], np.int32))
     with pytest.raises(type_check.InvalidType):
-        F.permutate(x, np.array([0., 1., 2.], np.float32))
+        F.permutate(x, np.array([0.0, 1.0, 2.0], np.float32))
     with pytest.raises(type_check.InvalidType):
         F.permutate(x, np.array([0, 1], np.int32), axis=2)

@@ -6,16 +6,31 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,repeats,axis", [
-    ((3,), 2, None), ((2, 3), 2, None), ((2, 3), 3, 1), ((2, 3), (1, 0, 2), 1),
-    ((2, 3), (2, 1), 0), ((2, 3), [2], -1), ((2, 3), 0, 0), ((4,), (1, 2, 0, 3), None),
-    ((), 3, None)])
+@pytest.mark.parametrize(
+    "shape,repeats,axis",
+    [
+        ((3,), 2, None),
+        ((2, 3), 2, None),
+        ((2, 3), 3, 1),
+        ((2, 3), (1, 0, 2), 1),
+        ((2, 3), (2, 1), 0),
+        ((2, 3), [2], -1),
+        ((2, 3), 0, 0),
+        ((4,), (1, 2, 0, 3), None),
+        ((), 3, None),
+    ],
+)
 def test_repeat(shape, repeats, axis, float_dtype, device):
     reps = repeats if isinstance(repeats, int) else list(repeats)
     if isinstance(reps, list) and len(reps) == 1:
         reps = reps[0]
-    check_op(lambda x: F.repeat(x, repeats, axis), lambda x: np.repeat(x, reps, axis),
-             [shape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.repeat(x, repeats, axis),
+        lambda x: np.repeat(x, reps, axis),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_repeat_errors():

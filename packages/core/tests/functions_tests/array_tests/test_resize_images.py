@@ -27,21 +27,32 @@ def _ref(out_hw, mode, align):
             for b in range(out_hw[1]):
                 j, fx = _src(b, w, out_hw[1], mode, align)
                 j1 = min(j + 1, w - 1)
-                y[:, :, a, b] = ((1 - fy) * (1 - fx) * x[:, :, i, j]
-                                 + (1 - fy) * fx * x[:, :, i, j1]
-                                 + fy * (1 - fx) * x[:, :, i1, j]
-                                 + fy * fx * x[:, :, i1, j1])
+                y[:, :, a, b] = (
+                    (1 - fy) * (1 - fx) * x[:, :, i, j]
+                    + (1 - fy) * fx * x[:, :, i, j1]
+                    + fy * (1 - fx) * x[:, :, i1, j]
+                    + fy * fx * x[:, :, i1, j1]
+                )
         return y
+
     return ref
 
 
-@pytest.mark.parametrize("shape,out", [((2, 2, 3, 4), (5, 7)), ((1, 1, 4, 4), (2, 3)),
-                                       ((1, 2, 1, 3), (1, 1))])
-@pytest.mark.parametrize("mode,align", [("bilinear", True), ("bilinear", False),
-                                        ("nearest", True)])
+@pytest.mark.parametrize(
+    "shape,out",
+    [((2, 2, 3, 4), (5, 7)), ((1, 1, 4, 4), (2, 3)), ((1, 2, 1, 3), (1, 1))],
+)
+@pytest.mark.parametrize(
+    "mode,align", [("bilinear", True), ("bilinear", False), ("nearest", True)]
+)
 def test_resize_images(shape, out, mode, align, float_dtype, device):
-    check_op(lambda x: F.resize_images(x, out, mode, align), _ref(out, mode, align),
-             [shape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.resize_images(x, out, mode, align),
+        _ref(out, mode, align),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_resize_images_identity():

@@ -6,11 +6,17 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("axis,start", [(2, 0), (0, 3), (1, 0), (-1, 1), (0, -1),
-                                        (2, 2), (0, 0)])
+@pytest.mark.parametrize(
+    "axis,start", [(2, 0), (0, 3), (1, 0), (-1, 1), (0, -1), (2, 2), (0, 0)]
+)
 def test_rollaxis(axis, start, float_dtype, device):
-    check_op(lambda x: F.rollaxis(x, axis, start), lambda x: np.rollaxis(x, axis, start),
-             [(2, 3, 4)], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.rollaxis(x, axis, start),
+        lambda x: np.rollaxis(x, axis, start),
+        [(2, 3, 4)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_rollaxis_is_view():

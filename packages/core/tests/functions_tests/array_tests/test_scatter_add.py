@@ -11,16 +11,29 @@ def _ref(slices):
         y = a.copy()
         np.add.at(y, slices, b)
         return y
+
     return ref
 
 
-@pytest.mark.parametrize("ashape,slices,bshape", [
-    ((4, 3), (slice(1, 3),), (2, 3)), ((4, 3), ([0, 2, 0],), (3, 3)),
-    ((4, 3), (slice(None), 1), (4,)), ((4, 3), ([0, 0], [1, 1]), (2,)),
-    ((4, 3), (slice(0, 2),), (3,)), ((5,), np.array([1, 1, 4]), (3,))])
+@pytest.mark.parametrize(
+    "ashape,slices,bshape",
+    [
+        ((4, 3), (slice(1, 3),), (2, 3)),
+        ((4, 3), ([0, 2, 0],), (3, 3)),
+        ((4, 3), (slice(None), 1), (4,)),
+        ((4, 3), ([0, 0], [1, 1]), (2,)),
+        ((4, 3), (slice(0, 2),), (3,)),
+        ((5,), np.array([1, 1, 4]), (3,)),
+    ],
+)
 def test_scatter_add(ashape, slices, bshape, float_dtype, device):
-    check_op(lambda a, b: F.scatter_add(a, slices, b), _ref(slices), [ashape, bshape],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda a, b: F.scatter_add(a, slices, b),
+        _ref(slices),
+        [ashape, bshape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_scatter_add_does_not_modify_input():

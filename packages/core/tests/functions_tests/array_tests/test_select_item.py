@@ -11,8 +11,13 @@ from kusari.utils import type_check
 @pytest.mark.parametrize("tdtype", [np.int32, np.int64])
 def test_select_item(b, n, tdtype, float_dtype, device):
     t = np.random.default_rng(3).integers(0, n, b).astype(tdtype)
-    check_op(F.select_item, lambda x, t: x[np.arange(len(t)), t], [(b, n), t],
-             dtype=float_dtype, device=device)
+    check_op(
+        F.select_item,
+        lambda x, t: x[np.arange(len(t)), t],
+        [(b, n), t],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_select_item_errors():

@@ -7,12 +7,17 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,axis", [((3, 4), 0), ((3, 4), 1), ((2, 3, 4), -1),
-                                        ((1, 2), 0)])
+@pytest.mark.parametrize(
+    "shape,axis", [((3, 4), 0), ((3, 4), 1), ((2, 3, 4), -1), ((1, 2), 0)]
+)
 def test_separate(shape, axis, float_dtype, device):
-    check_op(lambda x: F.separate(x, axis),
-             lambda x: tuple(np.take(x, i, axis) for i in range(x.shape[axis])),
-             [shape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.separate(x, axis),
+        lambda x: tuple(np.take(x, i, axis) for i in range(x.shape[axis])),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_separate_views_and_tuple():

@@ -12,15 +12,23 @@ def _ref(r):
         y = np.empty((n, c * r * r, h // r, w // r))
         for i in range(r):
             for j in range(r):
-                y[:, (i * r + j) * c:(i * r + j + 1) * c] = x[:, :, i::r, j::r]
+                y[:, (i * r + j) * c : (i * r + j + 1) * c] = x[:, :, i::r, j::r]
         return y
+
     return ref
 
 
-@pytest.mark.parametrize("shape,r", [((2, 2, 4, 6), 2), ((1, 1, 3, 3), 3), ((1, 2, 2, 1), 1)])
+@pytest.mark.parametrize(
+    "shape,r", [((2, 2, 4, 6), 2), ((1, 1, 3, 3), 3), ((1, 2, 2, 1), 1)]
+)
 def test_space2depth(shape, r, float_dtype, device):
-    check_op(lambda x: F.space2depth(x, r), _ref(r), [shape], dtype=float_dtype,
-             device=device)
+    check_op(
+        lambda x: F.space2depth(x, r),
+        _ref(r),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_space2depth_inverts_depth2space():

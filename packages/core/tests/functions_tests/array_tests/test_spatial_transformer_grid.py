@@ -14,13 +14,19 @@ def _ref(out_hw):
             for j, xt in enumerate(np.linspace(-1, 1, w)):
                 y[:, :, i, j] = theta @ np.array([xt, yt, 1.0])
         return y
+
     return ref
 
 
 @pytest.mark.parametrize("n,out", [(2, (3, 4)), (1, (1, 5)), (3, (2, 2))])
 def test_spatial_transformer_grid(n, out, float_dtype, device):
-    check_op(lambda t: F.spatial_transformer_grid(t, out), _ref(out), [(n, 2, 3)],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda t: F.spatial_transformer_grid(t, out),
+        _ref(out),
+        [(n, 2, 3)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_spatial_transformer_grid_identity():
@@ -36,4 +42,6 @@ def test_spatial_transformer_grid_errors():
     with pytest.raises(ValueError, match="output_shape"):
         F.spatial_transformer_grid(np.zeros((1, 2, 3), np.float32), (0, 2))
     with pytest.raises(ValueError, match="use_cudnn"):
-        F.spatial_transformer_grid(np.zeros((1, 2, 3), np.float32), (2, 2), use_cudnn=True)
+        F.spatial_transformer_grid(
+            np.zeros((1, 2, 3), np.float32), (2, 2), use_cudnn=True
+        )

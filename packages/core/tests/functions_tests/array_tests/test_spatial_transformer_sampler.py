@@ -29,24 +29,34 @@ def _grid(outside, shape, hw):
     With ``outside``, points may lie up to one pixel outside the image
     (where they blend with the zero border).
     """
+
     def make(rng, dtype):
         g = np.empty(shape)
         for k, size in ((0, hw[1]), (1, hw[0])):
             lo, hi = (-1, size) if outside else (0, size - 1)
             pix = rng.integers(lo, hi, shape[:1] + shape[2:]) + rng.uniform(
-                0.2, 0.8, shape[:1] + shape[2:])
+                0.2, 0.8, shape[:1] + shape[2:]
+            )
             g[:, k] = pix * 2 / (size - 1) - 1
         return g.astype(dtype)
+
     return make
 
 
-@pytest.mark.parametrize("xshape,gshape,outside", [
-    ((2, 3, 4, 5), (2, 2, 3, 2), False), ((1, 2, 3, 3), (1, 2, 2, 3), True)])
+@pytest.mark.parametrize(
+    "xshape,gshape,outside",
+    [((2, 3, 4, 5), (2, 2, 3, 2), False), ((1, 2, 3, 3), (1, 2, 2, 3), True)],
+)
 def test_spatial_transformer_sampler(xshape, gshape, outside, float_dtype, device):
     tol = {"double_backward": (2e-1, 2e-1)} if float_dtype == np.float16 else None
-    check_op(F.spatial_transformer_sampler, _ref,
-             [xshape, _grid(outside, gshape, xshape[2:])], dtype=float_dtype,
-             device=device, tolerances=tol)
+    check_op(
+        F.spatial_transformer_sampler,
+        _ref,
+        [xshape, _grid(outside, gshape, xshape[2:])],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_spatial_transformer_sampler_identity_grid():

@@ -7,12 +7,26 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,ios,axis", [
-    ((2, 6), 3, 1), ((6, 2), [1, 4], 0), ((2, 3, 4), [2], -1), ((4, 3), [0, 2, 2], 0),
-    ((4, 3), [-1], 0), ((4, 3), 1, 0), ((4, 3), [3, 1], 0)])
+@pytest.mark.parametrize(
+    "shape,ios,axis",
+    [
+        ((2, 6), 3, 1),
+        ((6, 2), [1, 4], 0),
+        ((2, 3, 4), [2], -1),
+        ((4, 3), [0, 2, 2], 0),
+        ((4, 3), [-1], 0),
+        ((4, 3), 1, 0),
+        ((4, 3), [3, 1], 0),
+    ],
+)
 def test_split_axis(shape, ios, axis, float_dtype, device):
-    check_op(lambda x: F.split_axis(x, ios, axis), lambda x: tuple(np.split(x, ios, axis)),
-             [shape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.split_axis(x, ios, axis),
+        lambda x: tuple(np.split(x, ios, axis)),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_split_axis_views_and_force_tuple():

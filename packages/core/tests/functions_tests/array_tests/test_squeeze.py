@@ -6,12 +6,25 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,axis", [((1, 3, 1, 4), None), ((1, 3, 1, 4), 0),
-                                        ((1, 3, 1, 4), (0, 2)), ((1, 3, 1, 4), -2),
-                                        ((1,), None), ((1, 1), (0, 1))])
+@pytest.mark.parametrize(
+    "shape,axis",
+    [
+        ((1, 3, 1, 4), None),
+        ((1, 3, 1, 4), 0),
+        ((1, 3, 1, 4), (0, 2)),
+        ((1, 3, 1, 4), -2),
+        ((1,), None),
+        ((1, 1), (0, 1)),
+    ],
+)
 def test_squeeze(shape, axis, float_dtype, device):
-    check_op(lambda x: F.squeeze(x, axis), lambda x: np.squeeze(x, axis),
-             [shape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.squeeze(x, axis),
+        lambda x: np.squeeze(x, axis),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_squeeze_is_view():

@@ -6,11 +6,25 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shape,n,axis", [((3, 4), 2, 0), ((3, 4), 3, 1), ((3, 4), 2, 2),
-                                          ((3, 4), 2, -1), ((3, 4), 2, -3), ((), 3, 0)])
+@pytest.mark.parametrize(
+    "shape,n,axis",
+    [
+        ((3, 4), 2, 0),
+        ((3, 4), 3, 1),
+        ((3, 4), 2, 2),
+        ((3, 4), 2, -1),
+        ((3, 4), 2, -3),
+        ((), 3, 0),
+    ],
+)
 def test_stack(shape, n, axis, float_dtype, device):
-    check_op(lambda *xs: F.stack(xs, axis), lambda *xs: np.stack(xs, axis),
-             [shape] * n, dtype=float_dtype, device=device)
+    check_op(
+        lambda *xs: F.stack(xs, axis),
+        lambda *xs: np.stack(xs, axis),
+        [shape] * n,
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_stack_errors():

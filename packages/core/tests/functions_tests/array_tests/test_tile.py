@@ -5,11 +5,25 @@ import kusari.functions as F
 from kusari.testing import check_op
 
 
-@pytest.mark.parametrize("shape,reps", [((3,), 2), ((2, 3), (2, 1)), ((2, 3), (2, 1, 3)),
-                                        ((2, 1, 3), (2, 2)), ((), 3), ((2, 3), 0)])
+@pytest.mark.parametrize(
+    "shape,reps",
+    [
+        ((3,), 2),
+        ((2, 3), (2, 1)),
+        ((2, 3), (2, 1, 3)),
+        ((2, 1, 3), (2, 2)),
+        ((), 3),
+        ((2, 3), 0),
+    ],
+)
 def test_tile(shape, reps, float_dtype, device):
-    check_op(lambda x: F.tile(x, reps), lambda x: np.tile(x, reps), [shape],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.tile(x, reps),
+        lambda x: np.tile(x, reps),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_tile_errors():

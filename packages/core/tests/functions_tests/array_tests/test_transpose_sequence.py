@@ -12,11 +12,17 @@ def _ref(*xs):
     return tuple(np.stack([x[t] for x in xs if len(x) > t]) for t in range(n))
 
 
-@pytest.mark.parametrize("shapes", [[(3,), (2,), (2,), (1,)], [(2, 3), (2, 3)],
-                                    [(4, 2), (1, 2)], [(1,)]])
+@pytest.mark.parametrize(
+    "shapes", [[(3,), (2,), (2,), (1,)], [(2, 3), (2, 3)], [(4, 2), (1, 2)], [(1,)]]
+)
 def test_transpose_sequence(shapes, float_dtype, device):
-    check_op(lambda *xs: F.transpose_sequence(xs), _ref, shapes, dtype=float_dtype,
-             device=device)
+    check_op(
+        lambda *xs: F.transpose_sequence(xs),
+        _ref,
+        shapes,
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_transpose_sequence_is_involution():
@@ -30,8 +36,10 @@ def test_transpose_sequence_is_involution():
 
 def test_transpose_sequence_empty_and_partial_grad():
     assert F.transpose_sequence([]) == ()
-    xs = [kusari.Variable(np.ones((2, 2), np.float32)),
-          kusari.Variable(np.ones((1, 2), np.float32))]
+    xs = [
+        kusari.Variable(np.ones((2, 2), np.float32)),
+        kusari.Variable(np.ones((1, 2), np.float32)),
+    ]
     ys = F.transpose_sequence(xs)
     F.sum(ys[1]).backward()
     np.testing.assert_array_equal(xs[0].grad, [[0, 0], [1, 1]])
@@ -42,4 +50,6 @@ def test_transpose_sequence_errors():
     with pytest.raises(type_check.InvalidType, match="TransposeSequence"):
         F.transpose_sequence([np.zeros(1, np.float32), np.zeros(2, np.float32)])
     with pytest.raises(type_check.InvalidType):
-        F.transpose_sequence([np.zeros((2, 1), np.float32), np.zeros((2, 2), np.float32)])
+        F.transpose_sequence(
+            [np.zeros((2, 1), np.float32), np.zeros((2, 2), np.float32)]
+        )

@@ -6,11 +6,17 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("shapes", [[(3,), (3,)], [(2, 3), (1, 3)], [(2, 3, 4), (1, 3, 4)],
-                                    [(), ()]])
+@pytest.mark.parametrize(
+    "shapes", [[(3,), (3,)], [(2, 3), (1, 3)], [(2, 3, 4), (1, 3, 4)], [(), ()]]
+)
 def test_vstack(shapes, float_dtype, device):
-    check_op(lambda *xs: F.vstack(xs), lambda *xs: np.vstack(xs), shapes,
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda *xs: F.vstack(xs),
+        lambda *xs: np.vstack(xs),
+        shapes,
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_vstack_errors():

@@ -7,14 +7,26 @@ from kusari.testing import check_op
 from kusari.utils import type_check
 
 
-@pytest.mark.parametrize("cshape,xshape,yshape", [
-    ((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((4,), (3, 4), (3, 4)),
-    ((), (2, 3), (2, 3)), ((2, 1), (1, 3), ())])
+@pytest.mark.parametrize(
+    "cshape,xshape,yshape",
+    [
+        ((3, 4), (3, 4), (3, 4)),
+        ((3, 4), (4,), (3, 1)),
+        ((4,), (3, 4), (3, 4)),
+        ((), (2, 3), (2, 3)),
+        ((2, 1), (1, 3), ()),
+    ],
+)
 def test_where(cshape, xshape, yshape, float_dtype, device):
     cond = np.random.default_rng(2).random(cshape) > 0.5
     c_dev = kusari.get_device(device).send(cond)
-    check_op(lambda x, y: F.where(c_dev, x, y), lambda x, y: np.where(cond, x, y),
-             [xshape, yshape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x, y: F.where(c_dev, x, y),
+        lambda x, y: np.where(cond, x, y),
+        [xshape, yshape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_where_condition_variable():

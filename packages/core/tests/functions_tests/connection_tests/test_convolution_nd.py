@@ -67,7 +67,6 @@ CASES_2D = [
 @pytest.mark.parametrize("xs,ws,kw", CASES_2D)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_convolution_2d(xs, ws, kw, nobias, float_dtype, device):
-    tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
     if nobias:
         check_op(
             lambda x, W: F.convolution_2d(x, W, **kw),
@@ -75,8 +74,6 @@ def test_convolution_2d(xs, ws, kw, nobias, float_dtype, device):
             [xs, ws],
             dtype=float_dtype,
             device=device,
-            tolerances=tol,
-            double_backward=float_dtype != np.float16,
         )
     else:
         check_op(
@@ -85,8 +82,6 @@ def test_convolution_2d(xs, ws, kw, nobias, float_dtype, device):
             [xs, ws, (ws[0],)],
             dtype=float_dtype,
             device=device,
-            tolerances=tol,
-            double_backward=float_dtype != np.float16,
         )
 
 
@@ -98,14 +93,12 @@ def test_convolution_2d(xs, ws, kw, nobias, float_dtype, device):
     ],
 )
 def test_convolution_1d(xs, ws, kw, float_dtype, device):
-    tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
     check_op(
         lambda x, W, b: F.convolution_1d(x, W, b, **kw),
         lambda x, W, b: conv_ref(x, W, b, **kw),
         [xs, ws, (ws[0],)],
         dtype=float_dtype,
         device=device,
-        tolerances=tol,
     )
     check_op(
         lambda x, W: F.convolution_nd(x, W, **kw),
@@ -113,7 +106,6 @@ def test_convolution_1d(xs, ws, kw, float_dtype, device):
         [xs, ws],
         dtype=float_dtype,
         device=device,
-        tolerances=tol,
         backward=False,
     )
 

@@ -64,7 +64,6 @@ CASES_2D = [
 @pytest.mark.parametrize("xs,ws,kw", CASES_2D)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_deconvolution_2d(xs, ws, kw, nobias, float_dtype, device):
-    tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
     groups = kw.get("groups", 1)
     if nobias:
         check_op(
@@ -73,8 +72,6 @@ def test_deconvolution_2d(xs, ws, kw, nobias, float_dtype, device):
             [xs, ws],
             dtype=float_dtype,
             device=device,
-            tolerances=tol,
-            double_backward=float_dtype != np.float16,
         )
     else:
         check_op(
@@ -83,8 +80,6 @@ def test_deconvolution_2d(xs, ws, kw, nobias, float_dtype, device):
             [xs, ws, (ws[1] * groups,)],
             dtype=float_dtype,
             device=device,
-            tolerances=tol,
-            double_backward=float_dtype != np.float16,
         )
 
 
@@ -96,14 +91,12 @@ def test_deconvolution_2d(xs, ws, kw, nobias, float_dtype, device):
     ],
 )
 def test_deconvolution_1d(xs, ws, kw, float_dtype, device):
-    tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
     check_op(
         lambda x, W: F.deconvolution_1d(x, W, **kw),
         lambda x, W: deconv_ref(x, W, **kw),
         [xs, ws],
         dtype=float_dtype,
         device=device,
-        tolerances=tol,
     )
     check_op(
         lambda x, W: F.deconvolution_nd(x, W, **kw),
@@ -111,7 +104,6 @@ def test_deconvolution_1d(xs, ws, kw, float_dtype, device):
         [xs, ws],
         dtype=float_dtype,
         device=device,
-        tolerances=tol,
         backward=False,
     )
 

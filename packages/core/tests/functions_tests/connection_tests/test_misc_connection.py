@@ -125,15 +125,12 @@ def depthwise_ref(x, W, b=None, stride=1, pad=0):
 
 
 def test_depthwise_convolution_2d(float_dtype, device):
-    tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
     check_op(
         lambda x, W, b: F.depthwise_convolution_2d(x, W, b, 2, 1),
         lambda x, W, b: depthwise_ref(x, W, b, 2, 1),
         [(2, 3, 5, 4), (2, 3, 3, 2), (6,)],
         dtype=float_dtype,
         device=device,
-        tolerances=tol,
-        double_backward=float_dtype != np.float16,
     )
 
 
@@ -160,15 +157,12 @@ def local_ref(x, W, b=None, stride=1):
 def test_local_convolution_2d(stride, float_dtype, device):
     oh = (5 - 2) // stride + 1
     ow = (4 - 2) // stride + 1
-    tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
     check_op(
         lambda x, W, b: F.local_convolution_2d(x, W, b, stride),
         lambda x, W, b: local_ref(x, W, b, stride),
         [(2, 2, 5, 4), (3, oh, ow, 2, 2, 2), (3, oh, ow)],
         dtype=float_dtype,
         device=device,
-        tolerances=tol,
-        double_backward=float_dtype != np.float16,
     )
 
 

@@ -16,8 +16,13 @@ def _mask(shape, ratio, dtype, seed=0):
 def test_dropout_fixed_mask(shape, ratio, float_dtype, device):
     mask = kusari.get_device(device).send(_mask(shape, ratio, float_dtype))
     host = kusari.backends.cuda.to_cpu(mask)
-    check_op(lambda x: F.dropout(x, ratio, mask=mask), lambda x: x * host, [shape],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.dropout(x, ratio, mask=mask),
+        lambda x: x * host,
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_dropout_statistics():

@@ -11,9 +11,13 @@ from kusari.utils import type_check
 def test_gaussian_fixed_eps(shape, float_dtype, device):
     eps_host = np.random.default_rng(0).standard_normal(shape).astype(float_dtype)
     eps = kusari.get_device(device).send(eps_host)
-    check_op(lambda m, v: F.gaussian(m, v, eps=eps),
-             lambda m, v: m + np.exp(v / 2) * eps_host, [shape, shape],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda m, v: F.gaussian(m, v, eps=eps),
+        lambda m, v: m + np.exp(v / 2) * eps_host,
+        [shape, shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_gaussian_statistics():

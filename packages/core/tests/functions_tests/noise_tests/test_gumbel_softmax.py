@@ -9,6 +9,7 @@ def _seeded(tau, axis):
     def op(x):
         np.random.seed(0)
         return F.gumbel_softmax(x, tau, axis)
+
     return op
 
 
@@ -19,19 +20,27 @@ def _ref(tau, axis):
         z = (x + g) / tau
         e = np.exp(z - z.max(axis=axis, keepdims=True))
         return e / e.sum(axis=axis, keepdims=True)
+
     return ref
 
 
-@pytest.mark.parametrize("shape,tau,axis", [((3, 4), 1.0, 1), ((2, 3, 4), 2.0, 2),
-                                            ((5, 2), 0.5, 0)])
+@pytest.mark.parametrize(
+    "shape,tau,axis", [((3, 4), 1.0, 1), ((2, 3, 4), 2.0, 2), ((5, 2), 0.5, 0)]
+)
 def test_gumbel_softmax_fixed_noise(shape, tau, axis, float_dtype, device):
     if float_dtype == np.float16:
         # float16 loses the noise's low bits; compare loosely.
         tol = {"forward": (2e-2, 2e-2)}
     else:
         tol = {"forward": (1e-4, 1e-3)} if float_dtype == np.float32 else None
-    check_op(_seeded(tau, axis), _ref(tau, axis), [shape], dtype=float_dtype,
-             device=device, tolerances=tol)
+    check_op(
+        _seeded(tau, axis),
+        _ref(tau, axis),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_gumbel_softmax_statistics():

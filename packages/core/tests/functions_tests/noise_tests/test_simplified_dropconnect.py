@@ -18,13 +18,16 @@ def _ref(mask, ratio):
         else:
             y = x2 @ (W * m).T
         return y if b is None else y + b
+
     return ref
 
 
 @pytest.mark.parametrize("batchwise", [True, False])
 @pytest.mark.parametrize("with_b", [True, False])
 @pytest.mark.parametrize("xshape", [(3, 4), (3, 2, 2)])
-def test_simplified_dropconnect_fixed_mask(batchwise, with_b, xshape, float_dtype, device):
+def test_simplified_dropconnect_fixed_mask(
+    batchwise, with_b, xshape, float_dtype, device
+):
     ratio = 0.4
     mshape = (3, 5, 4) if batchwise else (5, 4)
     mask = np.random.default_rng(0).random(mshape) >= ratio
@@ -35,8 +38,9 @@ def test_simplified_dropconnect_fixed_mask(batchwise, with_b, xshape, float_dtyp
         return F.simplified_dropconnect(x, W, b, ratio=ratio, mask=mask_dev)
 
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(op, _ref(mask, ratio), shapes, dtype=float_dtype, device=device,
-             tolerances=tol)
+    check_op(
+        op, _ref(mask, ratio), shapes, dtype=float_dtype, device=device, tolerances=tol
+    )
 
 
 def test_simplified_dropconnect_not_train_is_linear():

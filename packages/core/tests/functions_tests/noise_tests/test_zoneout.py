@@ -10,6 +10,7 @@ def _seeded(ratio):
     def op(h, x):
         np.random.seed(0)
         return F.zoneout(h, x, ratio)
+
     return op
 
 
@@ -18,6 +19,7 @@ def _ref(ratio):
         np.random.seed(0)
         flag_x = np.random.rand(*x.shape) >= ratio
         return np.where(flag_x, x, h)
+
     return ref
 
 
@@ -25,8 +27,9 @@ def _ref(ratio):
 def test_zoneout_fixed_seed(shape, ratio, float_dtype, device):
     if device != "@numpy":  # pragma: no cover - needs CuPy
         pytest.skip("the reference draws with NumPy's generator")
-    check_op(_seeded(ratio), _ref(ratio), [shape, shape], dtype=float_dtype,
-             device=device)
+    check_op(
+        _seeded(ratio), _ref(ratio), [shape, shape], dtype=float_dtype, device=device
+    )
 
 
 def test_zoneout_statistics_and_grads():

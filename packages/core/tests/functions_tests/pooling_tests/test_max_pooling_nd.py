@@ -61,14 +61,12 @@ CASES = [
 
 @pytest.mark.parametrize("shape,kw", CASES)
 def test_max_pooling_2d(shape, kw, float_dtype, device):
-    # float16 cannot hold the distinct values finely enough for numerical grads.
     check_op(
         lambda x: F.max_pooling_2d(x, **kw),
         lambda x: maxpool_ref(x, **kw),
         [_distinct(shape)],
         dtype=float_dtype,
         device=device,
-        backward=float_dtype != np.float16,
     )
 
 
@@ -162,3 +160,20 @@ def test_max_pooling_errors():
         F.max_pooling_2d(np.zeros((1, 1, 4, 4), np.float32), 0)
     with pytest.raises(ValueError, match="max_pooling_nd"):
         F.max_pooling_nd(np.zeros((1, 1, 4, 4), np.float32), (2, 2, 2))
+
+
+def test_max_pooling_chunked_matches(monkeypatch):
+    # Forces one sample per chunk in the cache-blocked kernels.
+    from kusari.functions.pooling import _pool_core
+
+    x = _distinct((3, 2, 7, 6))(np.random.default_rng(0), np.float64)
+    gy = np.random.default_rng(1).standard_normal((3, 2, 4, 4))
+    xv = kusari.Variable(x)
+    y = F.max_pooling_2d(xv, 3, 2, 1)
+    (gx_ref,) = kusari.grad([y], [xv], [kusari.Variable(gy)])
+    monkeypatch.setattr(_pool_core, "_CHUNK_BYTES", 1)
+    xv2 = kusari.Variable(x)
+    y2 = F.max_pooling_2d(xv2, 3, 2, 1)
+    (gx,) = kusari.grad([y2], [xv2], [kusari.Variable(gy)])
+    np.testing.assert_array_equal(y2.array, maxpool_ref(x, 3, 2, 1))
+    np.testing.assert_array_equal(gx.array, gx_ref.array)

@@ -128,7 +128,6 @@ def test_roi_max_pooling_2d(scale, float_dtype, device):
         dtype=float_dtype,
         device=device,
         no_grads=[False, True, True],
-        backward=float_dtype != np.float16,
     )
 
 
@@ -167,7 +166,6 @@ def test_roi_pooling_2d(float_dtype, device):
         dtype=float_dtype,
         device=device,
         no_grads=[False, True],
-        backward=float_dtype != np.float16,
     )
 
 
@@ -192,7 +190,6 @@ def test_roi_max_align_2d(sampling_ratio, float_dtype, device):
         dtype=float_dtype,
         device=device,
         no_grads=[False, True, True],
-        backward=float_dtype != np.float16,
     )
 
 

@@ -7,6 +7,7 @@ import kusari
 import kusari.functions as F
 import kusari.links as L
 from kusari import gradient_check, serializers
+from kusari.utils import type_check
 
 
 def _x(shape, seed=0, dtype=np.float32):
@@ -105,5 +106,5 @@ def test_repr_and_errors():
     with pytest.raises(TypeError):
         L.Convolution2D(2, 3, 2, cover_all=True)
     conv = L.Convolution2D(2, 3, 2)
-    with pytest.raises(Exception):  # noqa: B017 - type check of the function
+    with pytest.raises(type_check.InvalidType, match="W.shape"):
         conv(_x((1, 4, 4, 4)))

@@ -6,6 +6,7 @@ import pytest
 import kusari
 import kusari.functions as F
 import kusari.links as L
+from kusari import gradient_check
 
 
 def _x(shape):
@@ -48,3 +49,15 @@ def test_errors():
         L.InceptionBN(3, 1, 1, 1, 1, 1, "min", proj_pool=1)
     with pytest.raises(ValueError):
         L.InceptionBN(3, 1, 1, 1, 1, 1, "max")  # out1 needs proj_pool
+
+
+def test_gradient():
+    inc = L.InceptionBN(2, 1, 1, 1, 1, 1, "avg", proj_pool=1, dtype=np.float64)
+    for p in inc.params():
+        p.array = p.array.astype(np.float64)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 2, 3, 3))
+    gy = rng.standard_normal((3, 4, 3, 3))
+    gradient_check.check_backward(inc, x, gy,
+                                  params=[inc.conv1.W, inc.conv33b.W, inc.poolpn.gamma],
+                                  atol=1e-4, rtol=1e-3)

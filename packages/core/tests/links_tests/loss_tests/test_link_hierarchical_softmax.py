@@ -91,3 +91,11 @@ def test_save_load(tmp_path):
     other = L.BinaryHierarchicalSoftmax(3, TREE)
     serializers.load_npz(str(path), other)
     np.testing.assert_array_equal(other.W.array, hsm.W.array)
+
+
+def test_to_device_keeps_working():
+    hsm = L.BinaryHierarchicalSoftmax(3, TREE)
+    hsm.to_device("@numpy")
+    assert isinstance(hsm.paths, np.ndarray)
+    x = np.ones((2, 3), np.float32)
+    assert hsm(x, np.array([1, 4], np.int32)).shape == ()

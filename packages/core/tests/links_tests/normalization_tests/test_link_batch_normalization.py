@@ -137,3 +137,33 @@ def test_bad_kwargs_and_repr():
     with pytest.raises(TypeError):
         bn(_x((2, 2)), foo=1)
     assert "BatchNormalization" in repr(bn) and "size=2" in repr(bn)
+
+
+def test_small_cnn_trains():
+    class Net(kusari.Chain):
+        def __init__(self):
+            super().__init__()
+            with self.init_scope():
+                self.conv = L.Convolution2D(None, 4, 3, pad=1)
+                self.bn = L.BatchNormalization(4)
+                self.fc = L.Linear(None, 2)
+
+        def forward(self, x):
+            return self.fc(F.relu(self.bn(self.conv(x))))
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((8, 2, 5, 5)).astype(np.float32)
+    t = (x.mean(axis=(1, 2, 3)) > 0).astype(np.int32)
+    model = L.Classifier(Net())
+    opt = kusari.optimizers.SGD(lr=0.1)
+    opt.setup(model)
+    losses = []
+    for _ in range(5):
+        loss = model(x, t)
+        model.cleargrads()
+        loss.backward()
+        opt.update()
+        losses.append(float(loss.array))
+    assert losses[-1] < losses[0]
+    assert model.predictor.conv.W.shape == (4, 2, 3, 3)
+    assert not np.allclose(model.predictor.bn.avg_mean, 0)

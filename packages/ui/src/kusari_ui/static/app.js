@@ -352,7 +352,7 @@
       } }, opt, hpName, '=', hpValue, el('button', { class: 'primary', id: 'cmd-adjust', type: 'submit', text: 'Adjust' })),
       el('h2', { text: 'History' }),
       el('table', { class: 'grid history', id: 'command-history' },
-        el('thead', {}, el('tr', {}, ['requested', 'command', 'status', 'response'].map((h) => el('th', { text: h })))),
+        el('thead', {}, el('tr', {}, ['time', 'command', 'status', 'response'].map((h) => el('th', { text: h })))),
         el('tbody', {}, hist.slice().reverse().map((c) => el('tr', {},
           el('td', { text: (c.requestedAt || '').replace('T', ' ').slice(0, 19) }),
           el('td', { text: c.name + (c.body && c.body.hyperparams ? ' ' + JSON.stringify(c.body.hyperparams) : '') }),

@@ -32,6 +32,8 @@ class Where(FunctionNode):
         x, y = inputs
         xp = backend.get_array_module(x, y)
         self._shapes = x.shape, y.shape
+        if xp is not numpy:  # pragma: no cover - needs CuPy
+            self.condition = xp.asarray(self.condition)
         return xp.asarray(xp.where(self.condition, x, y)),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:

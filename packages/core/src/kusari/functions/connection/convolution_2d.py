@@ -8,6 +8,21 @@ from kusari.functions.connection.convolution_nd import ConvolutionND
 from kusari.variable import Variable
 
 
+class Convolution2DFunction(ConvolutionND):
+    """2-d convolution node with Chainer's constructor signature."""
+
+    def __init__(
+        self, stride: Any = 1, pad: Any = 0, cover_all: bool = False, **kwargs: Any
+    ) -> None:
+        dilate = kwargs.pop("dilate", 1)
+        groups = kwargs.pop("groups", 1)
+        if kwargs:
+            raise TypeError(f"convolution_2d: unexpected arguments {sorted(kwargs)}")
+        super().__init__(
+            2, stride, pad, cover_all, dilate, groups, fname="convolution_2d"
+        )
+
+
 def convolution_2d(
     x: Any,
     W: Any,
@@ -48,7 +63,5 @@ def convolution_2d(
             f"convolution_2d: x must be 4-dimensional (N, C, H, W), got "
             f"shape {tuple(x.shape)}"
         )
-    node = ConvolutionND(
-        2, stride, pad, cover_all, dilate, groups, fname="convolution_2d"
-    )
+    node = Convolution2DFunction(stride, pad, cover_all, dilate=dilate, groups=groups)
     return node.apply((x, W) if b is None else (x, W, b))[0]

@@ -8,6 +8,21 @@ from kusari.functions.connection.deconvolution_nd import DeconvolutionND
 from kusari.variable import Variable
 
 
+class Deconvolution2DFunction(DeconvolutionND):
+    """2-d transposed convolution node with Chainer's constructor signature."""
+
+    def __init__(
+        self, stride: Any = 1, pad: Any = 0, outsize: Any = None, **kwargs: Any
+    ) -> None:
+        dilate = kwargs.pop("dilate", 1)
+        groups = kwargs.pop("groups", 1)
+        if kwargs:
+            raise TypeError(f"deconvolution_2d: unexpected arguments {sorted(kwargs)}")
+        super().__init__(
+            2, stride, pad, outsize, dilate, groups, fname="deconvolution_2d"
+        )
+
+
 def deconvolution_2d(
     x: Any,
     W: Any,
@@ -44,7 +59,5 @@ def deconvolution_2d(
             f"deconvolution_2d: x must be 4-dimensional (N, C, H, W), got "
             f"shape {tuple(x.shape)}"
         )
-    node = DeconvolutionND(
-        2, stride, pad, outsize, dilate, groups, fname="deconvolution_2d"
-    )
+    node = Deconvolution2DFunction(stride, pad, outsize, dilate=dilate, groups=groups)
     return node.apply((x, W) if b is None else (x, W, b))[0]

@@ -43,9 +43,9 @@ from kusari.functions.math.prod import prod
 from kusari.functions.math.scale import scale
 from kusari.functions.math.sign import sign
 from kusari.functions.math.sparse_matmul import sparse_matmul
-from kusari.functions.math.squared_difference import squared_difference
 from kusari.functions.math.sqrt import rsqrt, sqrt
 from kusari.functions.math.square import square
+from kusari.functions.math.squared_difference import squared_difference
 from kusari.functions.math.sum import sum, sum_to
 from kusari.functions.math.tensordot import tensordot
 from kusari.functions.math.trigonometric import (

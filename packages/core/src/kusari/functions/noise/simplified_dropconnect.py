@@ -32,7 +32,13 @@ class SimplifiedDropconnect(FunctionNode):
         x, w = in_types[0], in_types[1]
         type_check._argname((x, w), ("x", "W"))
         type_check.expect(x.dtype.kind == "f", w.dtype == x.dtype, x.ndim >= 2,
-                          w.ndim == 2, type_check.prod(x.shape[1:]) == w.shape[1])
+                          w.ndim == 2)
+        # (type_check.prod loops forever on a symbolic slice; compute it here.)
+        n_in_features = int(numpy.prod(type_check.eval(x.shape)[1:]))
+        w_in = type_check.eval(w.shape)[1]
+        if n_in_features != w_in:
+            raise type_check.InvalidType("prod(x.shape[1:]) == W.shape[1]",
+                                         f"{n_in_features} != {w_in}")
         if type_check.eval(n_in) == 3:
             b = in_types[2]
             type_check._argname((b,), ("b",))

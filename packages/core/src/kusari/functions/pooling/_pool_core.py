@@ -95,6 +95,50 @@ def _xp(x: Any) -> Any:
     return cupy
 
 
+# Samples per chunk are chosen so that one chunk of the input stays in cache
+# across the prod(ksize) passes over it.
+_CHUNK_BYTES = 2 << 20
+
+
+def _chunks(x: Any) -> list[slice]:
+    n = x.shape[0]
+    per = x[0:1].nbytes if n else 1
+    step = max(1, min(n, _CHUNK_BYTES // max(1, per)))
+    return [slice(i, i + step) for i in range(0, n, step)]
+
+
+def max_forward(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
+    """Max over each window (running ``maximum``, one op per kernel offset)."""
+    if (
+        x.nbytes <= _CHUNK_BYTES
+        and pp.s == pp.k
+        and not any(pp.p)
+        and all(n == o * k for n, o, k in zip(x.shape[2:], out, pp.k))
+    ):
+        # Small input, windows tile it exactly: one reduction (low overhead).
+        split = x.shape[:2] + tuple(v for o, k in zip(out, pp.k) for v in (o, k))
+        axes = tuple(range(3, 3 + 2 * len(out), 2))
+        return x.reshape(split).max(axis=axes)
+    parts = _chunks(x)
+    if len(parts) == 1:
+        return _max_forward(x, pp, out)
+    y = _xp(x).empty(x.shape[:2] + out, dtype=x.dtype)
+    for sl in parts:
+        y[sl] = _max_forward(x[sl], pp, out)
+    return y
+
+
+def max_backward(x: Any, y: Any, g: Any, pp: PoolParams) -> Any:
+    """Gradient of max pooling (see :func:`_max_backward`), chunked over samples."""
+    parts = _chunks(x)
+    if len(parts) == 1:
+        return _max_backward(x, y, g, pp)
+    gx = _xp(x).empty(x.shape, dtype=g.dtype)
+    for sl in parts:
+        gx[sl] = _max_backward(x[sl], y[sl], g[sl], pp)
+    return gx
+
+
 def pad_to(x: Any, pp: PoolParams, P: tuple[int, ...], value: float) -> Any:
     """``x`` placed at offset ``pad`` in an array of spatial size ``P``."""
     insz = tuple(x.shape[2:])
@@ -106,7 +150,7 @@ def pad_to(x: Any, pp: PoolParams, P: tuple[int, ...], value: float) -> Any:
     return out
 
 
-def max_forward(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
+def _max_forward(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
     xp = _xp(x)
     P = pp.padded(tuple(x.shape[2:]), out)
     xpad = pad_to(x, pp, P, -numpy.inf)
@@ -173,6 +217,35 @@ def index_scatter(idx: Any, g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> A
     else:
         res = xp.bincount(flat, weights=g.ravel(), minlength=size).astype(g.dtype)
     return res.reshape(g.shape[:2] + P)[pp.crop(outsz)]
+
+
+def _max_backward(x: Any, y: Any, g: Any, pp: PoolParams) -> Any:
+    """Gradient of max pooling without materialising the argmax.
+
+    For each kernel offset (in order) the positions equal to the maximum that
+    no earlier offset has claimed receive ``g``: the first maximum wins, as in
+    :func:`max_indices`.
+    """
+    xp = _xp(x)
+    insz = tuple(x.shape[2:])
+    out = tuple(y.shape[2:])
+    P = pp.padded(insz, out)
+    xpad = pad_to(x, pp, P, -numpy.inf)
+    res = xp.zeros(x.shape[:2] + P, dtype=g.dtype)
+    zero = g.dtype.type(0)
+    offs = pp.offsets()
+    taken = xp.zeros(y.shape, dtype=bool)
+    mask = xp.empty(y.shape, dtype=bool)
+    last = len(offs) - 1
+    for o, off in enumerate(offs):
+        w = pp.window(off, out)
+        xp.equal(xpad[w], y, out=mask)
+        if o:
+            xp.logical_and(mask, xp.logical_not(taken), out=mask)
+        if o < last:
+            xp.logical_or(taken, mask, out=taken)
+        res[w] += xp.where(mask, g, zero)
+    return res[pp.crop(insz)]
 
 
 def index_gather(idx: Any, x: Any, pp: PoolParams) -> Any:

@@ -4,7 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from kusari.functions.pooling.max_pooling_nd import _max_pool
+from kusari.functions.pooling.max_pooling_nd import MaxPoolingND, _max_pool
+
+
+class MaxPooling2D(MaxPoolingND):
+    """2-d max pooling node with Chainer's constructor signature."""
+
+    def __init__(
+        self,
+        ksize: Any,
+        stride: Any = None,
+        pad: Any = 0,
+        cover_all: bool = True,
+        return_indices: bool = False,
+    ) -> None:
+        super().__init__(
+            2, ksize, stride, pad, cover_all, return_indices, fname="max_pooling_2d"
+        )
 
 
 def max_pooling_2d(

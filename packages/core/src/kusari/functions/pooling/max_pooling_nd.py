@@ -68,10 +68,37 @@ class MaxPoolingND(FunctionNode):
         return self.indexes
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        idx = self.get_indexes()
-        return IndexScatter(
-            self.pp, idx, self._in_shape, _label("MaxPooling", self.ndim) + "Grad"
-        ).apply(grad_outputs)
+        return MaxPoolingNDGrad(self).apply(grad_outputs)
+
+
+class MaxPoolingNDGrad(FunctionNode):
+    """Gradient of max pooling; its own gradient gathers at the argmax."""
+
+    def __init__(self, mpool: MaxPoolingND) -> None:
+        self.mpool = mpool
+        self._label = _label("MaxPooling", mpool.ndim) + "Grad"
+        if mpool.indexes is None:
+            (x,) = mpool.get_retained_inputs()
+            (y,) = mpool.get_retained_outputs()
+            self._xy = (x.array, y.array)
+
+    @property
+    def label(self) -> str:
+        return self._label
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        (g,) = inputs
+        mp = self.mpool
+        if mp.indexes is not None:
+            return (core.index_scatter(mp.indexes, g, mp.pp, mp._in_shape),)
+        x, y = self._xy
+        return (core.max_backward(x, y, g, mp.pp),)
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        mp = self.mpool
+        if mp.indexes is None:
+            mp.indexes = core.max_indices(self._xy[0], self._xy[1], mp.pp)
+        return IndexGather(mp.pp, mp.indexes, mp._in_shape).apply(grad_outputs)
 
 
 class IndexScatter(FunctionNode):

@@ -85,7 +85,6 @@ def forget(func: Any, *xs: Any) -> Any:
     Example:
         >>> import numpy as np
         >>> import kusari
-from kusari import configuration
         >>> import kusari.functions as F
         >>> x = kusari.Variable(np.array([1., 2.], np.float32))
         >>> y = F.forget(lambda a: a * a * a, x)

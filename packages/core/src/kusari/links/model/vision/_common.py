@@ -180,6 +180,22 @@ class PretrainedLayers(link.Chain):
     def _prepare(self, image: Any, size: Any) -> Any:
         raise NotImplementedError
 
+    @classmethod
+    def convert_caffemodel_to_npz(
+        cls, path_caffemodel: str, path_npz: str, *args: Any
+    ) -> None:
+        """Not available: it needs Chainer's ``CaffeFunction``.
+
+        Raises:
+            NotImplementedError: Always; convert the caffemodel with Chainer
+                and load the npz through ``pretrained_model``.
+        """
+        raise NotImplementedError(
+            f"{cls.__name__}.convert_caffemodel_to_npz needs CaffeFunction, which "
+            "kusari does not provide: convert the caffemodel with Chainer and pass "
+            "the npz as pretrained_model"
+        )
+
     def forward(
         self, x: Any, layers: Sequence[str] | None = None, **kwargs: Any
     ) -> Any:
