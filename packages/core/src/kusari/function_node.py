@@ -42,8 +42,10 @@ from kusari.variable import (
 
 _cuda_available = cuda.available
 _var_new = object.__new__
+_node_new = object.__new__
 _ref = weakref.ref
 _n_hooks = function_hook._n_registered
+_ndarray = numpy.ndarray
 
 
 class FunctionNode:
@@ -113,10 +115,23 @@ class FunctionNode:
         Returns:
             A tuple of output Variables.
         """
-        input_vars = [
-            x if isinstance(x, Variable) else _as_input(x, self) for x in inputs
-        ]
-        in_data = tuple([x._data for x in input_vars])
+        # One pass over the inputs: their arrays, whether any needs a
+        # gradient, and the rank the outputs will have.
+        input_vars = []
+        data = []
+        requires_grad = False
+        rank = 0
+        for x in inputs:
+            if type(x) is not Variable and not isinstance(x, Variable):
+                x = _as_input(x, self)
+            input_vars.append(x)
+            data.append(x._data)
+            if x._requires_grad:
+                requires_grad = True
+                node = x._node
+                if node is not None and node.rank > rank:
+                    rank = node.rank
+        in_data = tuple(data)
         flags = _hot
         if flags.generation != _generation[0]:
             flags = hot_flags()
@@ -142,7 +157,7 @@ class FunctionNode:
             )
         if flags.type_check:
             for y in outputs:
-                if not isinstance(y, _array_types):
+                if type(y) is not _ndarray and not isinstance(y, _array_types):
                     raise TypeError(
                         f"{self.label}.forward returned {type(y).__name__} among "
                         "its outputs; every output must be an ndarray (wrap "
@@ -154,38 +169,50 @@ class FunctionNode:
             for hook in hooks:
                 hook.forward_postprocess(self, in_data)
 
-        requires_grad = False
-        for x in input_vars:
-            if x._requires_grad:
-                requires_grad = True
-                break
-
         if not (requires_grad and flags.enable_backprop):
             return tuple([_new_variable(y, requires_grad) for y in outputs])
 
         in_nodes = []
-        rank = 0
         for x in input_vars:
             node = x._node
             if node is None:
                 node = x._node = VariableNode(x, x._name)
-            elif node.rank > rank:
-                rank = node.rank
             in_nodes.append(node)
         rank += 1
         self.rank = rank
         self.inputs = tuple(in_nodes)
 
-        ret = []
-        refs = []
-        for y in outputs:
+        if len(outputs) == 1:
+            # The common case, spelled out: one output Variable and its node.
+            y = outputs[0]
             v = _var_new(Variable)
             v._data = y
             v._requires_grad = True
-            node = v._node = _node_for_output(v, y, self, rank)
-            ret.append(v)
-            refs.append(_ref(node))
-        self.outputs = tuple(refs)
+            node = _node_new(VariableNode)
+            node._variable = _ref(v)
+            node.creator_node = self
+            node.rank = rank
+            node.name = None
+            node.requires_grad = True
+            node.data = None
+            node._old_style_grad_generator = None
+            node.shape = y.shape
+            node.dtype = y.dtype
+            v._node = node
+            self.outputs = (_ref(node),)
+            ret: tuple[Variable, ...] = (v,)
+        else:
+            vs = []
+            refs = []
+            for y in outputs:
+                v = _var_new(Variable)
+                v._data = y
+                v._requires_grad = True
+                node = v._node = _node_for_output(v, y, self, rank)
+                vs.append(v)
+                refs.append(_ref(node))
+            self.outputs = tuple(refs)
+            ret = tuple(vs)
 
         retain = self._input_indexes_to_retain
         if retain is not None:
@@ -194,7 +221,7 @@ class FunctionNode:
         retain = self._output_indexes_to_retain
         if retain is not None:
             self._retained_output_data = tuple([outputs[i] for i in retain])
-        return tuple(ret)
+        return ret
 
     def _all_hooks(self) -> list[Any]:
         hooks = list(function_hook.get_function_hooks().values())

@@ -79,31 +79,90 @@ class DictionarySerializer(serializer.Serializer):
 
     def __call__(self, key: str, value: Any) -> Any:
         full_key = self.path + key.lstrip("/")
-        if value is None:
-            arr = _none_array()
-        elif _is_cupy_array(value):
-            arr = value.get()
-        else:
-            arr = numpy.asarray(value)
-        if arr.dtype.hasobject:
-            raise TypeError(
-                f"DictionarySerializer: cannot save {full_key!r}: a value of type "
-                f"{type(value).__name__} becomes an object array, which would "
-                "need pickle; expected an array, a number, a bool, a str or None"
-            )
-        self.target[full_key] = arr
+        self.target[full_key] = _to_saved_array("DictionarySerializer", full_key, value)
         return value
 
 
+def _to_saved_array(who: str, key: str, value: Any) -> numpy.ndarray:
+    """The pickle-free NumPy array that stands for ``value`` in an NPZ file."""
+    if value is None:
+        arr = _none_array()
+    elif _is_cupy_array(value):
+        arr = value.get()
+    else:
+        arr = numpy.asarray(value)
+    if arr.dtype.hasobject:
+        raise TypeError(
+            f"{who}: cannot save {key!r}: a value of type "
+            f"{type(value).__name__} becomes an object array, which would "
+            "need pickle; expected an array, a number, a bool, a str or None"
+        )
+    return arr
+
+
+def serialize(obj: Any) -> dict[str, Any]:
+    """Serialize an object into a flat dict of arrays.
+
+    This is the :attr:`DictionarySerializer.target` after saving ``obj``;
+    :func:`save_npz` writes such a dict as is. The arrays may share memory
+    with ``obj`` (copy them to keep this moment's values).
+
+    Args:
+        obj: Object with a ``serialize(serializer)`` method (e.g. a Link).
+
+    Returns:
+        dict: ``{'/'-joined key: numpy.ndarray}``.
+
+    Example:
+        >>> import numpy as np
+        >>> class Obj:
+        ...     def __init__(self):
+        ...         self.w = np.zeros(2)
+        ...         self.t = 3
+        ...     def serialize(self, s):
+        ...         self.w = s['sub']('w', self.w)
+        ...         self.t = s('t', self.t)
+        >>> d = serialize(Obj())
+        >>> sorted(d)
+        ['sub/w', 't']
+        >>> d['t']
+        array(3)
+    """
+    s = DictionarySerializer()
+    s.save(obj)
+    return s.target
+
+
+def _npz_members(obj: Any) -> dict[str, numpy.ndarray]:
+    if not isinstance(obj, dict):
+        return serialize(obj)
+    members = {}
+    for key, value in obj.items():
+        if not isinstance(key, str):
+            raise TypeError(
+                f"save_npz: the keys of a dict must be str, got {key!r} "
+                f"({type(key).__name__})"
+            )
+        members[key] = _to_saved_array("save_npz", key, value)
+    return members
+
+
 def save_npz(file: FileLike, obj: Any, compression: bool = True) -> None:
-    """Save an object that supports ``serialize`` to an NPZ file.
+    """Save an object that supports ``serialize``, or a dict of arrays, to an
+    NPZ file.
+
+    A dict (such as the one :func:`serialize` returns, which Chainer's
+    snapshot extension hands to its ``savefun``) is written as is: its keys
+    become the file's keys. Its values may be arrays, numbers, bools, strs
+    or ``None``; nothing is pickled.
 
     A path is written atomically: a temporary file in the same directory is
     renamed over ``file`` only once it is complete.
 
     Args:
         file: Target path or a binary file object opened for writing.
-        obj: Object with a ``serialize(serializer)`` method (e.g. a Link).
+        obj: Object with a ``serialize(serializer)`` method (e.g. a Link),
+            or a ``dict`` mapping keys to arrays.
         compression: Compress the zip members (``numpy.savez_compressed``).
 
     Example:
@@ -118,15 +177,17 @@ def save_npz(file: FileLike, obj: Any, compression: bool = True) -> None:
         >>> save_npz(path, Obj())
         >>> sorted(np.load(path).files)
         ['w']
+        >>> save_npz(path, {'l1/W': np.ones(2), 'epoch': 3})
+        >>> sorted(np.load(path).files)
+        ['epoch', 'l1/W']
     """
-    s = DictionarySerializer()
-    s.save(obj)
+    members = _npz_members(obj)
     save = numpy.savez_compressed if compression else numpy.savez
     if isinstance(file, (str, os.PathLike)):
         with atomic_write(file, "wb") as f:
-            save(f, allow_pickle=False, **s.target)
+            save(f, allow_pickle=False, **members)
     else:
-        save(file, allow_pickle=False, **s.target)
+        save(file, allow_pickle=False, **members)
 
 
 def _pickle_holds_only_none(payload: bytes) -> bool:

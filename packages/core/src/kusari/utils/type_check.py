@@ -124,6 +124,14 @@ class Expr:
     def __getitem__(self, key: Any) -> GetItem:
         return GetItem(self, key)
 
+    def __iter__(self) -> Any:
+        # Without this Python would iterate by calling __getitem__(0, 1, ...)
+        # forever: a symbolic expression has no length.
+        raise TypeError(
+            "a type_check expression cannot be iterated; evaluate it first with "
+            "type_check.eval(...)"
+        )
+
     def __call__(self, *args: Any) -> Call:
         return Call(self, args)
 
@@ -461,12 +469,22 @@ def same_types(*arrays: Any) -> bool:
     return len(types) <= 1 or all(issubclass(t, numpy.ndarray) for t in types)
 
 
-def prod(xs: Any) -> Any:
-    """The product of a sequence of values or expressions."""
+def _prod_of(values: Any) -> Any:
     result: Any = 1
-    for x in xs:
-        result = result * x
+    for v in values:
+        result = result * v
     return result
+
+
+def prod(xs: Any) -> Any:
+    """The product of a sequence of values or expressions.
+
+    A symbolic sequence (such as ``in_types[0].shape[1:]``) gives a symbolic
+    product, printed as ``prod(...)`` in messages.
+    """
+    if isinstance(xs, Expr):
+        return Call(Variable(_prod_of, "prod"), (xs,))
+    return _prod_of(xs)
 
 
 class _CheckContext:

@@ -184,3 +184,26 @@ def test_convolution_2d_bad_groups_and_args():
         F.convolution_2d(x[0], np.zeros((2, 4, 3, 3), np.float32))
     with pytest.raises(type_check.InvalidType):
         F.convolution_2d(x, np.zeros((2, 4, 3, 3), np.float64))
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_per_sample_gemm_path(groups, monkeypatch):
+    # Large output planes take a one-GEMM-per-sample path; force it here.
+    from kusari.functions.connection import _conv_core
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((3, 4, 6, 5))
+    W = rng.standard_normal((6, 4 // groups, 3, 2))
+    kw = {"stride": (2, 1), "pad": 1, "groups": groups}
+    ref = conv_ref(x, W, **kw)
+    xv, Wv = kusari.Variable(x), kusari.Variable(W)
+    y0 = F.convolution_2d(xv, Wv, **kw)
+    gy = rng.standard_normal(y0.shape)
+    g0 = kusari.grad([y0], [xv, Wv], [kusari.Variable(gy)])
+    monkeypatch.setattr(_conv_core, "_LARGE_L", 1)
+    xv1, Wv1 = kusari.Variable(x), kusari.Variable(W)
+    y1 = F.convolution_2d(xv1, Wv1, **kw)
+    g1 = kusari.grad([y1], [xv1, Wv1], [kusari.Variable(gy)])
+    np.testing.assert_allclose(y1.array, ref, atol=1e-10)
+    for a, b in zip(g0, g1):
+        np.testing.assert_allclose(a.array, b.array, atol=1e-10)

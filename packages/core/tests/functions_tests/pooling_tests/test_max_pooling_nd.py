@@ -53,6 +53,7 @@ def _distinct(shape):
 
 CASES = [
     ((2, 3, 5, 6), {"ksize": 2}),
+    ((2, 3, 4, 6), {"ksize": 2}),  # windows tile the input exactly
     ((2, 2, 5, 6), {"ksize": 3, "stride": 2, "pad": 1}),
     ((1, 2, 7, 5), {"ksize": (3, 2), "stride": (2, 1), "cover_all": False}),
     ((1, 2, 7, 5), {"ksize": 3, "stride": 2, "cover_all": True}),

@@ -16,6 +16,8 @@ import numpy
 
 # Target size of one column buffer (bytes); a chunk holds at least one sample.
 _CHUNK_BYTES = 64 << 20
+# Output planes at least this large use one GEMM per sample (no transposes).
+_LARGE_L = 4096
 
 
 def as_tuple(value: Any, n: int, fname: str, argname: str) -> tuple[int, ...]:
@@ -183,6 +185,13 @@ def conv_forward(
     src, pointwise = _col_source(x, k, s, p, d, out)
     if pointwise and N == 1:
         y = xp.matmul(W2, src.reshape(groups, K, L).astype(cdt, copy=False))
+    elif L >= _LARGE_L:
+        # Long rows already: one GEMM per sample written straight into y.
+        y = xp.empty((N, groups, Og, L), dtype=cdt)
+        buf = xp.empty(src.shape[1:], dtype=cdt)
+        for i in range(N):
+            buf[...] = src[i]
+            xp.matmul(W2, buf.reshape(groups, K, L), out=y[i])
     else:
         y = xp.empty((N, groups, Og, L), dtype=cdt)
         n = _chunk(groups * K * L, numpy.dtype(cdt).itemsize, N)
@@ -300,8 +309,8 @@ def deconv_forward(
     pointwise = (
         all(v == 1 for v in k) and all(v == 1 for v in s) and not any(p) and insz == out
     )
-    n = _chunk(Cout * Kk * Lin, numpy.dtype(cdt).itemsize, N)
-    xbuf = xp.empty((groups * Cing * Lin * n,), dtype=cdt)
+    per_sample = not pointwise and Lin >= _LARGE_L
+    n = 1 if per_sample else _chunk(Cout * Kk * Lin, numpy.dtype(cdt).itemsize, N)
     y = xp.empty((N, Cout) + out, dtype=cdt)
     if not pointwise:
         # Padded output region that every window write lands in.
@@ -313,23 +322,32 @@ def deconv_forward(
         crop = (slice(None), slice(None)) + tuple(
             slice(pp, pp + o) for pp, o in zip(p, out)
         )
-    for i in range(0, N, n):
-        m = min(n, N - i)
-        xt = xbuf[: groups * Cing * m * Lin].reshape(groups, Cing, m, Lin)
-        xt[...] = x4[i : i + m].transpose(1, 2, 0, 3)
-        col = xp.matmul(W2, xt.reshape(groups, Cing, m * Lin))
-        # (Cout, *k, m, *in) -> view as (m, Cout, *k, *in)
-        col = col.reshape((Cout,) + k + (m,) + insz)
-        col = col.transpose(
-            (nd + 1, 0) + tuple(range(1, nd + 1)) + tuple(range(nd + 2, 2 * nd + 2))
-        )
-        if pointwise:
-            y[i : i + m] = col.reshape((m, Cout) + out)
-            continue
-        yp = ypad[:m]
-        yp.fill(0)
-        col2im_add(col, yp, k, s, d, insz)
-        y[i : i + m] = yp[crop]
+    if per_sample:
+        # Long rows: one GEMM per sample on x as it is (no transposes).
+        for i in range(N):
+            col = xp.matmul(W2, x4[i].astype(cdt, copy=False))
+            ypad.fill(0)
+            col2im_add(col.reshape((1, Cout) + k + insz), ypad, k, s, d, insz)
+            y[i] = ypad[crop][0]
+    else:
+        xbuf = xp.empty((groups * Cing * Lin * n,), dtype=cdt)
+        for i in range(0, N, n):
+            m = min(n, N - i)
+            xt = xbuf[: groups * Cing * m * Lin].reshape(groups, Cing, m, Lin)
+            xt[...] = x4[i : i + m].transpose(1, 2, 0, 3)
+            col = xp.matmul(W2, xt.reshape(groups, Cing, m * Lin))
+            # (Cout, *k, m, *in) -> view as (m, Cout, *k, *in)
+            col = col.reshape((Cout,) + k + (m,) + insz)
+            col = col.transpose(
+                (nd + 1, 0) + tuple(range(1, nd + 1)) + tuple(range(nd + 2, 2 * nd + 2))
+            )
+            if pointwise:
+                y[i : i + m] = col.reshape((m, Cout) + out)
+                continue
+            yp = ypad[:m]
+            yp.fill(0)
+            col2im_add(col, yp, k, s, d, insz)
+            y[i : i + m] = yp[crop]
     if b is not None:
         y += b.reshape((1, Cout) + (1,) * len(out)).astype(cdt, copy=False)
     if y.dtype != x.dtype:
