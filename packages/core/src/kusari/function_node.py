@@ -135,7 +135,12 @@ class FunctionNode:
         flags = _hot
         if flags.generation != _generation[0]:
             flags = hot_flags()
-        if flags.type_check and self._has_type_check:
+        # Read the flags now: forward may change the configuration itself
+        # (e.g. recompute in no_backprop_mode), which refreshes `flags`.
+        check = flags.type_check
+        enable_backprop = flags.enable_backprop
+        debug = flags.debug
+        if check and self._has_type_check:
             self._check_data_type_forward(in_data)
 
         hooks = None
@@ -155,7 +160,7 @@ class FunctionNode:
                 f"{self.label}.forward must return a tuple of arrays, got "
                 f"{type(outputs).__name__}"
             )
-        if flags.type_check:
+        if check:
             for y in outputs:
                 if type(y) is not _ndarray and not isinstance(y, _array_types):
                     raise TypeError(
@@ -163,13 +168,13 @@ class FunctionNode:
                         "its outputs; every output must be an ndarray (wrap "
                         "scalars with kusari.utils.force_array)"
                     )
-        if flags.debug:
+        if debug:
             self._check_nan_in_forward(in_data, outputs)
         if hooks is not None:
             for hook in hooks:
                 hook.forward_postprocess(self, in_data)
 
-        if not (requires_grad and flags.enable_backprop):
+        if not (requires_grad and enable_backprop):
             return tuple([_new_variable(y, requires_grad) for y in outputs])
 
         in_nodes = []

@@ -317,3 +317,48 @@ def test_corrupt_member_names_file_and_key(tmp_path, compression):
     path.write_bytes(bytes(data))
     with pytest.raises(ValueError, match=r"'w'.*c\.npz"):
         load_npz(path, Big())
+
+
+def test_module_serialize_returns_dictionary_serializer_target():
+    tree = _filled_tree()
+    target = npz_module.serialize(tree)
+    expected = DictionarySerializer()
+    expected.save(tree)
+    assert type(target) is dict and sorted(target) == sorted(expected.target)
+    assert target["l1/w"] is not None and target["l1/t"] == 7
+    assert npz_module.serialize(Tree())["l1/b"].dtype == npz_module.NONE_DTYPE
+
+
+@pytest.mark.parametrize("compression", [True, False])
+def test_save_npz_accepts_a_plain_dict(tmp_path, compression):
+    # Chainer's snapshot passes npz.serialize(...)'s dict to savefun.
+    path = tmp_path / "d.npz"
+    save_npz(path, npz_module.serialize(_filled_tree()), compression=compression)
+    loaded = Tree()
+    loaded.l2.b = np.zeros(4, dtype=np.int64)
+    load_npz(path, loaded)
+    assert (loaded.l1.t, loaded.l1.name, loaded.l1.b) == (7, "abc", None)
+    np.testing.assert_array_equal(loaded.l2.b, np.arange(4))
+
+    raw = {"a/W": np.arange(6.0).reshape(2, 3), "epoch": 3, "none": None,
+           "/lead": np.ones(1, np.float32)}
+    buf = io.BytesIO()
+    save_npz(buf, raw, compression=compression)
+    buf.seek(0)
+    with np.load(buf, allow_pickle=False) as f:
+        assert sorted(f.files) == ["/lead", "a/W", "epoch", "none"]  # keys as is
+        np.testing.assert_array_equal(f["a/W"], raw["a/W"])
+        assert int(f["epoch"]) == 3 and f["/lead"].dtype == np.float32
+        assert f["none"].dtype == npz_module.NONE_DTYPE
+
+
+def test_save_npz_dict_is_pickle_free_and_atomic(tmp_path):
+    path = tmp_path / "d.npz"
+    save_npz(path, {"w": np.zeros(2)})
+    before = path.read_bytes()
+    with pytest.raises(TypeError, match="save_npz.*'bad'.*pickle"):
+        save_npz(path, {"w": np.ones(2), "bad": {"nested": 1}})
+    with pytest.raises(TypeError, match="keys of a dict must be str"):
+        save_npz(path, {1: np.ones(2)})
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == ["d.npz"]

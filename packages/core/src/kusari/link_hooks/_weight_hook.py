@@ -25,7 +25,7 @@ class _WeightReplacingHook(link_hook.LinkHook):
         if name is not None:
             self.name = name
         self._initialized = False
-        self._saved: list[Any] = []
+        self._saved: tuple[Any, Any] | None = None
 
     def __enter__(self) -> Any:
         raise NotImplementedError(
@@ -55,52 +55,51 @@ class _WeightReplacingHook(link_hook.LinkHook):
     def _prepare(self, link: Any) -> None:
         """Sets up state once the weight has its array."""
 
-    def _initialize_weight(self, link: Any, args: tuple[Any, ...]) -> None:
+    def _initialize_weight(self, link: Any, args: Any) -> None:
         """Initializes a lazily-shaped weight from the first input."""
         if getattr(link, self.weight_name).array is not None:
             return
-        if not args or not hasattr(args[0], "shape"):
-            raise ValueError(
-                f"{type(self).__name__}: the weight {self.weight_name!r} is not "
-                "initialized and no input array was given to infer its shape"
-            )
+        inputs = args.args
+        x = inputs[0] if inputs else args.kwargs.get("x")
         initialize = getattr(link, "_initialize_params", None)
-        if initialize is None:
+        if initialize is None or not hasattr(x, "shape"):
             raise ValueError(
                 f"{type(self).__name__}: the weight {self.weight_name!r} of "
-                f"{type(link).__name__} is not initialized"
+                f"{type(link).__name__} is not initialized and cannot be "
+                "inferred from the call's arguments"
             )
         from kusari.links.connection.linear import Linear
 
-        shape = args[0].shape
         if isinstance(link, Linear):
-            n_batch_axes = 1
-            if len(args) > 1:
-                n_batch_axes = args[1]
-            n_batch_axes = args and n_batch_axes
-            initialize(size_of_shape(shape[n_batch_axes:]))
+            # Linear flattens everything after the batch axes.
+            n_batch_axes = inputs[1] if len(inputs) > 1 else None
+            if n_batch_axes is None:
+                n_batch_axes = args.kwargs.get("n_batch_axes", 1)
+            initialize(size_of_shape(x.shape[n_batch_axes:]))
         else:
-            initialize(shape[1])
+            initialize(x.shape[1])
 
     def _transform(self, link: Any, weight: Any) -> Any:
         raise NotImplementedError
 
     def forward_preprocess(self, args: Any) -> None:
         link = args.link
+        if self._saved is not None and self._saved[0] is link:
+            # The last forward raised before forward_postprocess could put
+            # the parameter back: do it now.
+            setattr(link, self.weight_name, self._saved[1])
+            self._saved = None
         if not self._initialized:
-            self._initialize_weight(link, args.args)
+            self._initialize_weight(link, args)
             self._prepare(link)
             self._initialized = True
         weight = getattr(link, self.weight_name)
-        # A stack, so that a link called recursively still gets its parameter
-        # back in the right order.
-        self._saved.append(weight)
-        try:
-            transformed = self._transform(link, weight)
-        except BaseException:
-            self._saved.pop()
-            raise
-        object.__setattr__(link, self.weight_name, transformed)
+        transformed = self._transform(link, weight)
+        self._saved = (link, weight)
+        setattr(link, self.weight_name, transformed)
 
     def forward_postprocess(self, args: Any) -> None:
-        object.__setattr__(args.link, self.weight_name, self._saved.pop())
+        saved = self._saved
+        if saved is not None:
+            self._saved = None
+            setattr(saved[0], self.weight_name, saved[1])
