@@ -168,12 +168,15 @@ class Distribution:
         except NotImplementedError:
             return f"{type(self).__name__}()"
         inner = ", ".join(
-            f"{name}={getattr(value, 'array', value)!r}" for name, value in params.items()
+            f"{name}={getattr(value, 'array', value)!r}"
+            for name, value in params.items()
         )
         return f"{type(self).__name__}({inner})"
 
 
-def register_kl(dist1: type, dist2: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def register_kl(
+    dist1: type, dist2: type
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering the KL divergence of ``dist1`` from ``dist2``.
 
     Args:
@@ -191,9 +194,13 @@ def register_kl(dist1: type, dist2: type) -> Callable[[Callable[..., Any]], Call
         0.0
     """
     if not (isinstance(dist1, type) and issubclass(dist1, Distribution)):
-        raise TypeError(f"register_kl: dist1 must be a Distribution subclass, got {dist1!r}")
+        raise TypeError(
+            f"register_kl: dist1 must be a Distribution subclass, got {dist1!r}"
+        )
     if not (isinstance(dist2, type) and issubclass(dist2, Distribution)):
-        raise TypeError(f"register_kl: dist2 must be a Distribution subclass, got {dist2!r}")
+        raise TypeError(
+            f"register_kl: dist2 must be a Distribution subclass, got {dist2!r}"
+        )
 
     def decorator(f: Callable[..., Any]) -> Callable[..., Any]:
         _KLDIVERGENCE[dist1, dist2] = f

@@ -144,3 +144,37 @@ def test_savefun_receives_a_dict_like_chainer(tmp_path):
     trainer.run()
     assert got and all(isinstance(k, str) for k in got[0])
     assert "updater/iteration" in np.load(tmp_path / "result" / "s.npz").files
+
+
+def test_chainer_style_savefun_saves_a_filtered_plain_dict(tmp_path):
+    # Chainer code filters the serialized dict and hands a plain dict to
+    # save_npz; that dict has no serialize method.
+    from kusari.serializers import save_npz
+
+    def savefun(path, target):
+        save_npz(path, {k: v for k, v in target.items() if "model:" in k})
+
+    trainer = build_real_trainer(tmp_path, stop=(2, "iteration"))
+    trainer.extend(extensions.snapshot(savefun=savefun, filename="m.npz"),
+                   trigger=(2, "iteration"))
+    trainer.run()
+    data = np.load(tmp_path / "result" / "m.npz", allow_pickle=False)
+    assert data.files and all("model:" in k for k in data.files)
+    model = trainer.updater.get_optimizer("main").target
+    np.testing.assert_array_equal(data["updater/model:main/W1"], model.W1.array)
+
+
+def test_snapshot_payload_also_saves_through_serialize_protocol(tmp_path):
+    pytest.importorskip("h5py")
+    from kusari.serializers import load_hdf5, save_hdf5
+
+    trainer = build_real_trainer(tmp_path, stop=(3, "iteration"))
+    trainer.extend(extensions.snapshot(savefun=save_hdf5, filename="s.h5"),
+                   trigger=(3, "iteration"))
+    trainer.run()
+    fresh = build_real_trainer(tmp_path, stop=(3, "iteration"), seed=9)
+    load_hdf5(str(tmp_path / "result" / "s.h5"), fresh)
+    assert fresh.updater.iteration == 3
+    np.testing.assert_array_equal(
+        fresh.updater.get_optimizer("main").target.W1.array,
+        trainer.updater.get_optimizer("main").target.W1.array)

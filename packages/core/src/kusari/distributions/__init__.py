@@ -1,4 +1,4 @@
-"""Probability distributions (``kusari.distributions``, Chainer's ``chainer.distributions``).
+"""Probability distributions (Chainer's ``chainer.distributions``).
 
 Every distribution takes Variables or arrays as parameters; log-probabilities,
 statistics and (where reparameterised) samples are differentiable with

@@ -27,7 +27,9 @@ class Bernoulli(distribution.Distribution):
         0.25
     """
 
-    def __init__(self, p: Any = None, logit: Any = None, binary_check: bool = False) -> None:
+    def __init__(
+        self, p: Any = None, logit: Any = None, binary_check: bool = False
+    ) -> None:
         name, value = utils.one_of("Bernoulli", p=p, logit=logit)
         self._given = name
         if name == "p":

@@ -63,7 +63,11 @@ class Cauchy(distribution.Distribution):
         return F.log(4.0 * math.pi * self.scale)
 
     def _undefined(self, what: str) -> Variable:
-        warnings.warn(f"{what} of the Cauchy distribution is undefined.", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"{what} of the Cauchy distribution is undefined.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         xp = self.xp
         return Variable(xp.full(self.batch_shape, xp.nan, dtype=self.loc.dtype))
 

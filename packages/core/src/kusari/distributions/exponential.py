@@ -84,7 +84,9 @@ class Exponential(distribution.Distribution):
 
     def sample_n(self, n: int) -> Variable:
         xp = self.xp
-        eps = xp.random.standard_exponential((n,) + self.batch_shape).astype(self.lam.dtype)
+        eps = xp.random.standard_exponential((n,) + self.batch_shape).astype(
+            self.lam.dtype
+        )
         return eps / self.lam
 
 

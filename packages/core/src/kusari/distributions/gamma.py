@@ -73,7 +73,8 @@ class Gamma(distribution.Distribution):
         xp = self.xp
         shape = (n,) + self.batch_shape
         eps = xp.random.gamma(
-            xp.broadcast_to(self.k.array, shape), xp.broadcast_to(self.theta.array, shape)
+            xp.broadcast_to(self.k.array, shape),
+            xp.broadcast_to(self.theta.array, shape),
         )
         return Variable(eps.astype(self.k.dtype))
 

@@ -43,7 +43,11 @@ class Pareto(distribution.Distribution):
 
     def log_prob(self, x: Any) -> Variable:
         x = utils.as_data(x, self.scale.dtype)
-        y = F.log(self.alpha) + self.alpha * F.log(self.scale) - (self.alpha + 1.0) * F.log(x)
+        y = (
+            F.log(self.alpha)
+            + self.alpha * F.log(self.scale)
+            - (self.alpha + 1.0) * F.log(x)
+        )
         ok = x.array >= self.scale.array
         return utils.where(ok, y, -float("inf"), y.dtype)
 

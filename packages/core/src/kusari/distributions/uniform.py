@@ -25,7 +25,8 @@ class Uniform(distribution.Distribution):
     Example:
         >>> import numpy as np
         >>> from kusari import distributions as D
-        >>> D.Uniform(low=np.zeros(1, np.float32), high=np.full(1, 4, np.float32)).mean.array
+        >>> d = D.Uniform(low=np.zeros(1, np.float32), high=np.full(1, 4, np.float32))
+        >>> d.mean.array
         array([2.], dtype=float32)
     """
 

@@ -54,7 +54,9 @@ def where(cond: Any, x: Any, y: Any, dtype: Any) -> Variable:
             return v if s == shape else F.broadcast_to(v, shape)
         return xp.broadcast_to(xp.asarray(v, dtype=dtype), shape)
 
-    return F.where(xp.broadcast_to(xp.asarray(cond_arr), shape), full(x, xs), full(y, ys))
+    return F.where(
+        xp.broadcast_to(xp.asarray(cond_arr), shape), full(x, xs), full(y, ys)
+    )
 
 
 def lbeta(a: Any, b: Any) -> Variable:

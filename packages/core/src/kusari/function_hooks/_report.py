@@ -7,6 +7,9 @@ from typing import IO, Any
 
 from kusari.backends import cuda
 
+# The clock of the CPU timers (a module attribute so tests can replace it).
+_clock = time.perf_counter
+
 TIME_UNITS = {"sec": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}
 
 
@@ -74,12 +77,12 @@ class Stopwatch:
             begin.record()
             self._stack.append((begin, end))
         else:
-            self._stack.append(time.perf_counter())
+            self._stack.append(_clock())
 
     def stop(self) -> tuple[float, int]:
         entry = self._stack.pop()
         if isinstance(entry, float):
-            elapsed = time.perf_counter() - entry
+            elapsed = _clock() - entry
         else:
             begin, end = entry
             end.record()

@@ -17,10 +17,13 @@ _DEFAULT_FILENAME = "snapshot_iter_{.updater.iteration}"
 
 
 class _Serialized(dict[str, Any]):
-    """A flat ``{key: array}`` captured by DictionarySerializer.
+    """The flat ``{key: array}`` dict a snapshot hands to ``savefun``.
 
-    It is a dict (what Chainer's writers hand to ``savefun``) that also
-    replays itself through any serializer, so ``save_npz`` accepts it.
+    It is a plain dict to Chainer-style savefuns and to
+    :func:`~kusari.serializers.save_npz`, which writes dicts as they are.
+    Its ``serialize`` replays the items through any serializer, so that
+    savefuns which only speak the serialize protocol (e.g.
+    :func:`~kusari.serializers.save_hdf5`) can save it too.
     """
 
     def serialize(self, serializer: Any) -> None:
@@ -29,11 +32,9 @@ class _Serialized(dict[str, Any]):
 
 
 def _serialize_now(target: Any) -> _Serialized:
-    # DictionarySerializer keeps references to the live arrays; copy them so
-    # a writer in another thread or process saves this moment's values.
-    s = npz.DictionarySerializer()
-    s.save(target)
-    return _Serialized({k: v.copy() for k, v in s.target.items()})
+    # npz.serialize keeps references to the live arrays; copy them so that a
+    # writer in another thread or process saves this moment's values.
+    return _Serialized({k: v.copy() for k, v in npz.serialize(target).items()})
 
 
 def _natural_key(name: str) -> list[Any]:
