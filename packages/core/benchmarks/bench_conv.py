@@ -47,9 +47,7 @@ def blas_threads() -> int:
     return os.cpu_count() or 1
 
 
-def _time(
-    fn: Callable[..., Any], setup: Callable[[], Any] | None, inner: int
-) -> float:
+def _time(fn: Callable[..., Any], setup: Callable[[], Any] | None, inner: int) -> float:
     total = 0.0
     for _ in range(inner):
         if setup is None:

@@ -2,11 +2,11 @@
 
 Example:
     >>> import numpy as np
-    >>> import kusari
     >>> from kusari import distributions as D
+    >>> from kusari.distribution import kl_divergence
     >>> p = D.Normal(np.zeros(2, np.float32), np.ones(2, np.float32))
     >>> q = D.Normal(np.ones(2, np.float32), np.ones(2, np.float32))
-    >>> kusari.kl_divergence(p, q).array
+    >>> kl_divergence(p, q).array
     array([0.5, 0.5], dtype=float32)
 """
 

@@ -154,3 +154,55 @@ def test_link_without_params_is_fine():
     opt = optimizers.SGD().setup(kusari.Chain())
     opt.update()
     assert opt.t == 1
+
+
+def test_serialize_asks_the_order_sampler_and_keeps_keys():
+    calls = []
+
+    class Recording(iterators.ShuffleOrderSampler):
+        def serialize(self, serializer):
+            calls.append(serializer)
+            super().serialize(serializer)
+
+    model = TinyMLP()
+    opt = optimizers.SGD(lr=0.1).setup(model)
+    it = iterators.SerialIterator(make_dataset(), 12, shuffle=None,
+                                  order_sampler=Recording(np.random.RandomState(0)))
+    updater = updaters.StandardUpdater(it, opt)
+    s = DictionarySerializer()
+    updater.serialize(s)
+    assert len(calls) == 1 and calls[0].path == "order_sampler:main/"
+    assert {"order_sampler:main/keys", "order_sampler:main/pos",
+            "order_sampler:main/has_gauss",
+            "order_sampler:main/cached_gaussian"} <= set(s.target)
+    # Without a sampler (shuffle=False) nothing is written under its key.
+    plain, _, _ = make_updater(shuffle=False)
+    s = DictionarySerializer()
+    plain.serialize(s)
+    assert not any(k.startswith("order_sampler:") for k in s.target)
+
+
+def test_exact_resume_with_a_generator_backed_sampler():
+    # A numpy Generator's state is saved too (through the sampler).
+    def build(seed):
+        model = TinyMLP()
+        opt = optimizers.SGD(lr=0.1).setup(model)
+        sampler = iterators.ShuffleOrderSampler(np.random.default_rng(seed))
+        it = iterators.SerialIterator(make_dataset(), 12, shuffle=None,
+                                      order_sampler=sampler)
+        return updaters.StandardUpdater(it, opt), model
+
+    updater, model = build(1)
+    for _ in range(5):
+        updater.update()
+    s = DictionarySerializer()
+    updater.serialize(s)
+    saved = {k: v.copy() for k, v in s.target.items()}
+    for _ in range(7):
+        updater.update()  # crosses epochs: draws new orders
+    fresh, fresh_model = build(99)  # a different state, restored by loading
+    fresh.serialize(NpzDeserializer(saved))
+    for _ in range(7):
+        fresh.update()
+    for (n, p), (_, q) in zip(model.namedparams(), fresh_model.namedparams()):
+        np.testing.assert_array_equal(p.array, q.array, err_msg=n)

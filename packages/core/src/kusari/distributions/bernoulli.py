@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 import kusari.functions as F
 from kusari import distribution
 from kusari.distributions import utils
@@ -34,7 +36,8 @@ class Bernoulli(distribution.Distribution):
         self._given = name
         if name == "p":
             self.p = utils.param(value, "p", "Bernoulli")
-            self.logit = F.log(self.p) - F.log1p(-self.p)
+            with numpy.errstate(divide="ignore"):
+                self.logit = F.log(self.p) - F.log1p(-self.p)
         else:
             self.logit = utils.param(value, "logit", "Bernoulli")
             self.p = F.sigmoid(self.logit)

@@ -42,13 +42,15 @@ class Beta(distribution.Distribution):
 
     def log_prob(self, x: Any) -> Variable:
         x = utils.as_data(x, self.a.dtype)
+        xa = x.array
+        ok = (xa >= 0) & (xa <= 1)
+        x = utils.in_support(x, ok, 0.5)
         y = (
             (self.a - 1.0) * F.log(x)
             + (self.b - 1.0) * F.log1p(-x)
             - utils.lbeta(self.a, self.b)
         )
-        xa = x.array
-        return utils.where((xa >= 0) & (xa <= 1), y, -float("inf"), y.dtype)
+        return utils.where(ok, y, -float("inf"), y.dtype)
 
     @property
     def entropy(self) -> Variable:

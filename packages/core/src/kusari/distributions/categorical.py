@@ -31,7 +31,7 @@ class Categorical(distribution.Distribution):
         self._given = name
         if name == "p":
             self.p = utils.param(value, "p", type(self).__name__)
-            self.log_p = F.log(self.p)
+            self.log_p = utils.safe_log(self.p)
         else:
             self.logit = utils.param(value, "logit", type(self).__name__)
             self.log_p = F.log_softmax(self.logit, axis=-1)

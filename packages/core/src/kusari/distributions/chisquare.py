@@ -41,9 +41,11 @@ class Chisquare(distribution.Distribution):
 
     def log_prob(self, x: Any) -> Variable:
         x = utils.as_data(x, self.k.dtype)
+        ok = x.array >= 0
+        x = utils.in_support(x, ok, 1.0)
         h = 0.5 * self.k
         y = -F.lgamma(h) - h * math.log(2.0) + (h - 1.0) * F.log(x) - 0.5 * x
-        return utils.where(x.array >= 0, y, -float("inf"), y.dtype)
+        return utils.where(ok, y, -float("inf"), y.dtype)
 
     @property
     def entropy(self) -> Variable:

@@ -44,13 +44,15 @@ class Gamma(distribution.Distribution):
 
     def log_prob(self, x: Any) -> Variable:
         x = utils.as_data(x, self.k.dtype)
+        ok = x.array >= 0
+        x = utils.in_support(x, ok, 1.0)
         y = (
             -F.lgamma(self.k)
             - self.k * F.log(self.theta)
             + (self.k - 1.0) * F.log(x)
             - x / self.theta
         )
-        return utils.where(x.array >= 0, y, -float("inf"), y.dtype)
+        return utils.where(ok, y, -float("inf"), y.dtype)
 
     @property
     def entropy(self) -> Variable:

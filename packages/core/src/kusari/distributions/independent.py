@@ -43,6 +43,12 @@ class Independent(Distribution):
             )
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
+    def __repr__(self) -> str:
+        return (
+            f"Independent({self.distribution!r}, "
+            f"reinterpreted_batch_ndims={self.reinterpreted_batch_ndims})"
+        )
+
     @property
     def _axes(self) -> tuple[int, ...]:
         n = self.reinterpreted_batch_ndims

@@ -43,9 +43,11 @@ class LogNormal(distribution.Distribution):
 
     def log_prob(self, x: Any) -> Variable:
         x = utils.as_data(x, self.mu.dtype)
-        logx = F.log(x)
+        ok = x.array > 0
+        logx = F.log(utils.in_support(x, ok, 1.0))
         z = (logx - self.mu) / self.sigma
-        return -logx - self.log_sigma - 0.5 * utils.LOG_2PI - 0.5 * z * z
+        y = -logx - self.log_sigma - 0.5 * utils.LOG_2PI - 0.5 * z * z
+        return utils.where(ok, y, -float("inf"), y.dtype)
 
     def cdf(self, x: Any) -> Variable:
         x = utils.as_data(x, self.mu.dtype)

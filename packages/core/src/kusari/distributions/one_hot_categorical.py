@@ -30,7 +30,7 @@ class OneHotCategorical(distribution.Distribution):
         self.p = utils.param(p, "p", "OneHotCategorical")
         if self.p.ndim < 1:
             raise ValueError("OneHotCategorical: p must have at least one axis")
-        self.log_p = F.log(self.p)
+        self.log_p = utils.safe_log(self.p)
 
     @property
     def batch_shape(self) -> tuple[int, ...]:

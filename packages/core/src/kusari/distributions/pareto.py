@@ -43,18 +43,21 @@ class Pareto(distribution.Distribution):
 
     def log_prob(self, x: Any) -> Variable:
         x = utils.as_data(x, self.scale.dtype)
+        ok = x.array >= self.scale.array
+        x = utils.in_support(x, ok, 1.0)
         y = (
             F.log(self.alpha)
             + self.alpha * F.log(self.scale)
             - (self.alpha + 1.0) * F.log(x)
         )
-        ok = x.array >= self.scale.array
         return utils.where(ok, y, -float("inf"), y.dtype)
 
     def cdf(self, x: Any) -> Variable:
         x = utils.as_data(x, self.scale.dtype)
+        ok = x.array >= self.scale.array
+        x = utils.in_support(x, ok, 1.0)
         y = 1.0 - F.exp(self.alpha * (F.log(self.scale) - F.log(x)))
-        return utils.where(x.array >= self.scale.array, y, 0.0, y.dtype)
+        return utils.where(ok, y, 0.0, y.dtype)
 
     def icdf(self, x: Any) -> Variable:
         x = utils.as_data(x, self.scale.dtype)

@@ -59,6 +59,29 @@ def where(cond: Any, x: Any, y: Any, dtype: Any) -> Variable:
     )
 
 
+def in_support(x: Variable, ok: Any, fill: float) -> Variable:
+    """``x`` with the entries outside the support (``~ok``) replaced by ``fill``.
+
+    Used before taking logs so that out-of-support points give a clean -inf
+    (through :func:`where`) instead of NaN and NumPy warnings.
+    """
+    if bool(ok.all()):
+        return x
+    return where(ok, x, fill, x.dtype)
+
+
+def safe_log(x: Any) -> Variable:
+    """``F.log`` without NumPy's divide-by-zero warning (log 0 is -inf)."""
+    with numpy.errstate(divide="ignore"):
+        return F.log(x)
+
+
+def safe_log1p(x: Any) -> Variable:
+    """``F.log1p`` without NumPy's divide-by-zero warning (log1p(-1) is -inf)."""
+    with numpy.errstate(divide="ignore"):
+        return F.log1p(x)
+
+
 def lbeta(a: Any, b: Any) -> Variable:
     """log B(a, b)."""
     return F.lgamma(a) + F.lgamma(b) - F.lgamma(a + b)

@@ -17,7 +17,7 @@ def _make_counter() -> Any:
     """A CuPy memory hook adding up allocation sizes (needs CuPy)."""
     from cupy.cuda import memory_hook
 
-    class _Counter(memory_hook.MemoryHook):  # type: ignore[misc]
+    class _Counter(memory_hook.MemoryHook):
         def __init__(self, name: str) -> None:
             self.name = name
             self.used_bytes = 0
@@ -146,13 +146,13 @@ class CupyMemoryProfileHook(function_hook.FunctionHook):
             denominator *= 1024
         return denominator, self._units[-1]
 
-    def print_report(self, unit: str = "auto", file: IO[str] = sys.stdout) -> None:
+    def print_report(self, unit: str = "auto", file: IO[str] | None = None) -> None:
         """Prints a table of :meth:`summary`.
 
         Args:
             unit: One of ``'B'``, ``'KiB'``, ..., ``'ZiB'``, or ``'auto'`` to
                 pick per value the largest unit that keeps it >= 1.
-            file: Where to write the table.
+            file: Where to write the table (``sys.stdout`` when None).
         """
         if unit != "auto" and unit not in self._table:
             raise ValueError(
@@ -173,4 +173,4 @@ class CupyMemoryProfileHook(function_hook.FunctionHook):
                 cells.append(f"{size / denominator:3.2f}{shown}")
             cells.append(str(record["occurrence"]))
             rows.append(tuple(cells))
-        _report.write_table(rows, file)
+        _report.write_table(rows, sys.stdout if file is None else file)

@@ -98,14 +98,14 @@ class TimerHook(function_hook.FunctionHook):
             record["occurrence"] += 1
         return summary
 
-    def print_report(self, unit: str = "auto", file: IO[str] = sys.stdout) -> None:
+    def print_report(self, unit: str = "auto", file: IO[str] | None = None) -> None:
         """Prints a table of :meth:`summary` (name, time, occurrence).
 
         Args:
             unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``, or ``'auto'`` to
                 pick per row the largest unit that keeps the value >= 1.
-            file: Where to write the table.
+            file: Where to write the table (``sys.stdout`` when None).
         """
         rows: list[tuple[str, ...]] = [("FunctionName", "ElapsedTime", "Occurrence")]
         rows += _report.format_times(self.summary(), unit)
-        _report.write_table(rows, file)
+        _report.write_table(rows, sys.stdout if file is None else file)

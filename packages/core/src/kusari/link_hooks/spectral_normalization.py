@@ -184,8 +184,10 @@ class SpectralNormalization(_WeightReplacingHook):
             u, v = getattr(link, self.vector_name), self.v
         else:
             u, v = update_approximate_vectors(
-                weight_matrix, getattr(link, self.vector_name),
-                self.n_power_iteration, self.eps,
+                weight_matrix,
+                getattr(link, self.vector_name),
+                self.n_power_iteration,
+                self.eps,
             )
         sigma = calculate_max_singular_value(weight_matrix, u, v)
         if self.factor is not None:

@@ -28,8 +28,10 @@ class _Standardize(function_node.FunctionNode):
         (x,) = inputs
         axes = tuple(range(1, x.ndim))
         x_mu = x - x.mean(axis=axes, keepdims=True)
-        std = backend.get_array_module(x).sqrt((x_mu * x_mu).mean(axis=axes, keepdims=True))
-        return force_array(x_mu / (std + self.eps), x.dtype),
+        std = backend.get_array_module(x).sqrt(
+            (x_mu * x_mu).mean(axis=axes, keepdims=True)
+        )
+        return (force_array(x_mu / (std + self.eps), x.dtype),)
 
     def backward(
         self, indexes: tuple[int, ...], grad_outputs: tuple[Any, ...]
@@ -48,7 +50,7 @@ class _Standardize(function_node.FunctionNode):
         # so divide by 1 instead of 0 (keeps double backward finite too).
         nonzero = var.array != 0
         safe_var = where_module.where(nonzero, var, x.xp.ones_like(var.array))
-        std_noeps = safe_var ** 0.5
+        std_noeps = safe_var**0.5
         std = std_noeps + self.eps
         g_x_mu = gy / std - mean(gy * x_mu) * x_mu / (std * std * std_noeps)
         return (g_x_mu - mean(g_x_mu),)

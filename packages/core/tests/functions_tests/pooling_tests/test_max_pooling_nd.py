@@ -178,3 +178,13 @@ def test_max_pooling_chunked_matches(monkeypatch):
     (gx,) = kusari.grad([y2], [xv2], [kusari.Variable(gy)])
     np.testing.assert_array_equal(y2.array, maxpool_ref(x, 3, 2, 1))
     np.testing.assert_array_equal(gx.array, gx_ref.array)
+
+
+def test_max_pooling_grad_inf_stays_local():
+    x = kusari.Variable(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4))
+    y = F.max_pooling_2d(x, 2)
+    gy = np.array([[[[np.inf, 1.0], [1.0, 1.0]]]], np.float32)
+    (gx,) = kusari.grad([y], [x], [kusari.Variable(gy)])
+    assert gx.array[0, 0, 1, 1] == np.inf
+    assert not np.isnan(gx.array).any()
+    assert gx.array.sum() == np.inf

@@ -232,19 +232,24 @@ def _max_backward(x: Any, y: Any, g: Any, pp: PoolParams) -> Any:
     P = pp.padded(insz, out)
     xpad = pad_to(x, pp, P, -numpy.inf)
     res = xp.zeros(x.shape[:2] + P, dtype=g.dtype)
-    zero = g.dtype.type(0)
     offs = pp.offsets()
-    taken = xp.zeros(y.shape, dtype=bool)
+    free = xp.ones(y.shape, dtype=bool)  # no earlier offset claimed it yet
     mask = xp.empty(y.shape, dtype=bool)
+    tmp = xp.empty(y.shape, dtype=g.dtype)
+    finite = bool(xp.isfinite(g).all())
     last = len(offs) - 1
     for o, off in enumerate(offs):
         w = pp.window(off, out)
         xp.equal(xpad[w], y, out=mask)
         if o:
-            xp.logical_and(mask, xp.logical_not(taken), out=mask)
+            xp.logical_and(mask, free, out=mask)
         if o < last:
-            xp.logical_or(taken, mask, out=taken)
-        res[w] += xp.where(mask, g, zero)
+            xp.logical_xor(free, mask, out=free)  # mask is a subset of free
+        if finite:
+            xp.multiply(g, mask, out=tmp)
+        else:  # inf * False would leak NaN into non-argmax positions
+            tmp = xp.where(mask, g, g.dtype.type(0))
+        res[w] += tmp
     return res[pp.crop(insz)]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import datetime
 import sys
 import time
@@ -9,10 +10,21 @@ from typing import IO, Any
 
 from kusari.training import extension
 
+#: Measurements (one per redraw, plus one at ``initialize``) the speed is
+#: averaged over, as in Chainer.
+_WINDOW = 100
+
+#: Shown in place of the speed and the ETA until they can be estimated.
+_UNKNOWN = "--"
+
 
 class ProgressBar(extension.Extension):
     """Print the training progress, iterations per second and the estimated
     time to finish every ``update_interval`` iterations.
+
+    The speed is measured over a moving window of the recent redraws (and
+    the start of training); until two measurements exist it is shown as
+    ``--``, and so is the estimated time to finish.
 
     Args:
         training_length: ``(length, unit)``; taken from the trainer's stop
@@ -31,7 +43,9 @@ class ProgressBar(extension.Extension):
         self._update_interval = update_interval
         self._bar_length = bar_length
         self._out = out
-        self._recent_timing: list[tuple[int, float, float]] = []
+        # (iteration, epoch_detail, time) of the recent measurements.
+        self._recent_timing: collections.deque[tuple[int, float, float]] = (
+            collections.deque(maxlen=_WINDOW))
 
     def _stream(self) -> IO[str]:
         return sys.stdout if self._out is None else self._out
@@ -39,6 +53,26 @@ class ProgressBar(extension.Extension):
     def _bar(self, rate: float) -> str:
         marks = "#" * int(rate * self._bar_length)
         return marks + "." * (self._bar_length - len(marks))
+
+    def _measure(self, iteration: int, epoch: float) -> tuple[float, float] | None:
+        """Record a measurement; return (iterations/s, epochs/s) over the
+        window, or None while fewer than two measurements show progress."""
+        timing = self._recent_timing
+        if timing and timing[-1][0] == iteration:
+            timing.pop()  # no update since: keep the newer time only
+        timing.append((iteration, epoch, time.perf_counter()))
+        old_it, old_epoch, old_time = timing[0]
+        new_it, new_epoch, new_time = timing[-1]
+        span = new_time - old_time
+        if span <= 0 or new_it <= old_it:
+            return None
+        return (new_it - old_it) / span, (new_epoch - old_epoch) / span
+
+    def initialize(self, trainer: Any) -> None:
+        """Take the first measurement, so the first redraw has a speed."""
+        self._recent_timing.clear()
+        updater = trainer.updater
+        self._measure(updater.iteration, updater.epoch_detail)
 
     def __call__(self, trainer: Any) -> None:
         if self._training_length is None:
@@ -53,36 +87,32 @@ class ProgressBar(extension.Extension):
         iteration = updater.iteration
         if iteration % self._update_interval != 0:
             return
-        out = self._stream()
         epoch = updater.epoch_detail
-        now = time.perf_counter()
-        timing = self._recent_timing
-        timing.append((iteration, epoch, now))
-        rate = min((iteration if unit == "iteration" else epoch) / length, 1.0)
+        speeds = self._measure(iteration, epoch)
+        done = iteration if unit == "iteration" else epoch
+        rate = min(done / length, 1.0)
         epoch_rate = epoch - int(epoch)
+        lines = [
+            f"     total [{self._bar(rate)}] {rate:6.2%}\n",
+            f"this epoch [{self._bar(epoch_rate)}] {epoch_rate:6.2%}\n",
+            f"{iteration:10} iter, {updater.epoch} epoch / {length} {unit}s\n",
+        ]
+        if speeds is None:
+            speed_text = eta = _UNKNOWN
+        else:
+            speed_it, speed_epoch = speeds
+            speed_text = f"{speed_it:10.5g}"
+            speed = speed_it if unit == "iteration" else speed_epoch
+            eta = (str(datetime.timedelta(seconds=max(length - done, 0) / speed))
+                   if speed > 0 else _UNKNOWN)
+        lines.append(f"{speed_text:>10} iters/sec. Estimated time to finish: {eta}.\n")
+        out = self._stream()
         out.write("\033[J")
-        out.write(f"     total [{self._bar(rate)}] {rate:6.2%}\n")
-        out.write(f"this epoch [{self._bar(epoch_rate)}] {epoch_rate:6.2%}\n")
-        out.write(f"{iteration:10} iter, {updater.epoch} epoch / {length} {unit}s\n")
-        old_it, old_epoch, old_time = timing[0]
-        span = now - old_time
-        if span > 0:
-            speed_it = (iteration - old_it) / span
-            speed_epoch = (epoch - old_epoch) / span
-        else:
-            speed_it = speed_epoch = float("inf")
-        remaining = length - (iteration if unit == "iteration" else epoch)
-        speed = speed_it if unit == "iteration" else speed_epoch
-        if speed in (0, float("inf")):
-            eta = "unknown" if speed == 0 else "0:00:00"
-        else:
-            eta = str(datetime.timedelta(seconds=max(remaining / speed, 0)))
-        out.write(f"{speed_it:10.5g} iters/sec. Estimated time to finish: {eta}.\n")
-        out.write("\033[4A")
+        for line in lines:
+            out.write(line)
+        out.write(f"\033[{len(lines)}A")
         if hasattr(out, "flush"):
             out.flush()
-        if len(timing) > 100:
-            del timing[0]
 
     def finalize(self) -> None:
         out = self._stream()

@@ -4,46 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
 from kusari import backend
 from kusari.dataset import convert
 from kusari.dataset.iterator import Iterator
 from kusari.training._updater import Updater
-
-
-def _order_sampler_rng(iterator: Any) -> Any:
-    sampler = getattr(iterator, "order_sampler", None)
-    rng = getattr(sampler, "_random", None)
-    return rng if isinstance(rng, numpy.random.RandomState) else None
-
-
-def serialize_order_sampler(iterator: Any, serializer: Any) -> None:
-    """Save or load the random state behind an iterator's order sampler.
-
-    Iterators save the current epoch's order; the next epoch's order is drawn
-    from the sampler's RandomState (NumPy's global one by default), so an
-    exact resume needs that state too. A sampler with its own ``serialize``
-    is asked to do it; a :class:`~kusari.iterators.ShuffleOrderSampler`'s
-    RandomState is saved here. Snapshots without these keys are accepted.
-    """
-    sampler = getattr(iterator, "order_sampler", None)
-    if sampler is not None and callable(getattr(sampler, "serialize", None)):
-        sampler.serialize(serializer)
-        return
-    rng = _order_sampler_rng(iterator)
-    if rng is None:
-        return
-    _name, keys, pos, has_gauss, cached = rng.get_state(legacy=True)
-    try:
-        keys = serializer("keys", numpy.array(keys, dtype=numpy.uint32))
-        pos = serializer("pos", int(pos))
-        has_gauss = serializer("has_gauss", int(has_gauss))
-        cached = serializer("cached_gaussian", float(cached))
-    except KeyError:
-        return  # an older snapshot: keep the current random state
-    rng.set_state(("MT19937", numpy.asarray(keys, dtype=numpy.uint32), int(pos),
-                   int(has_gauss), float(cached)))
 
 
 class StandardUpdater(Updater):
@@ -166,7 +130,13 @@ class StandardUpdater(Updater):
         state), the optimizers, the models and ``iteration``."""
         for name, iterator in self._iterators.items():
             iterator.serialize(serializer["iterator:" + name])
-            serialize_order_sampler(iterator, serializer["order_sampler:" + name])
+            # Iterators save the current epoch's order; the next orders come
+            # from the sampler's random state (e.g. a ShuffleOrderSampler's),
+            # which an exact resume needs too. Files without it still load.
+            sampler = getattr(iterator, "order_sampler", None)
+            serialize_sampler = getattr(sampler, "serialize", None)
+            if callable(serialize_sampler):
+                serialize_sampler(serializer["order_sampler:" + name])
         for name, opt in self._optimizers.items():
             opt.serialize(serializer["optimizer:" + name])
             opt.target.serialize(serializer["model:" + name])
