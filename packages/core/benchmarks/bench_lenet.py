@@ -23,8 +23,9 @@ skipped when ``import torch`` fails.
 
 Reference (Chainer 7 on a 2-core machine): Chainer 187 ms, PyTorch 42 ms.
 
-Run: ``python bench_lenet.py [--repeat N] [--profile]``; ``--profile`` also
-prints a cProfile table of 20 kusari steps.
+Run: ``python bench_lenet.py [--repeat N] [--timer] [--profile]``;
+``--timer`` also prints kusari's per-function times (function TimerHook) and
+``--profile`` a cProfile table of 20 kusari steps.
 """
 
 from __future__ import annotations
@@ -51,9 +52,7 @@ def blas_threads() -> int:
             return int(value)
     try:
         with open("/proc/self/maps") as maps:
-            paths = {
-                line.split()[-1] for line in maps if "openblas" in line.lower()
-            }
+            paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
     except OSError:
         paths = set()
     for path in sorted(paths):
@@ -69,8 +68,10 @@ def blas_threads() -> int:
             fn = getattr(lib, symbol, None)
             if fn is not None:
                 return int(fn())
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-        os.cpu_count() or 1
+    return (
+        len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else (os.cpu_count() or 1)
     )
 
 
@@ -227,10 +228,28 @@ def profile(n: int = 20) -> None:
     stats.sort_stats("cumulative").print_stats(40)
 
 
+def function_times(n: int = 10) -> None:
+    """Per-function kusari times over ``n`` steps, from the function TimerHook."""
+    from kusari.function_hooks import TimerHook
+
+    step, _ = kusari_step(make_data())
+    for _ in range(3):
+        step()
+    with TimerHook() as hook:
+        for _ in range(n):
+            step()
+    print(f"\nkusari per-function time over {n} steps (nested calls included):")
+    hook.print_report(unit="ms")
+    print(f"total (outermost calls): {hook.total_time() * 1e3 / n:.2f} ms/step")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=30, help="timed steps each")
     parser.add_argument("--profile", action="store_true", help="cProfile kusari")
+    parser.add_argument(
+        "--timer", action="store_true", help="per-function times (TimerHook)"
+    )
     args = parser.parse_args()
 
     result = run(args.repeat)
@@ -249,6 +268,8 @@ def main() -> None:
         print(f"kusari/torch: {cpu_ratio:.2f}x (cpu), {wall_ratio:.2f}x (wall)")
     else:
         print("torch: not importable, column skipped")
+    if args.timer:
+        function_times()
     if args.profile:
         profile()
 

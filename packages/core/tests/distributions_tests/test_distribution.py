@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import kusari
 from kusari import distributions as D
 from kusari.distribution import (
     Distribution,
@@ -104,44 +105,51 @@ _PK = np.array([[0.2, 0.8], [0.5, 0.5]], _F)
 _L = np.tile(np.eye(2, dtype=_F), (2, 1, 1))
 
 FLOAT32_CASES = {
-    "Bernoulli": (lambda: D.Bernoulli(_P), np.array([0, 1], _F)),
-    "Beta": (lambda: D.Beta(_POS, _POS), _P),
-    "Categorical": (lambda: D.Categorical(_PK), np.array([0, 1])),
-    "Cauchy": (lambda: D.Cauchy(_Z, _POS), _Z),
-    "Chisquare": (lambda: D.Chisquare(_POS), _POS),
-    "Dirichlet": (lambda: D.Dirichlet(_PK + 1), _PK),
-    "Exponential": (lambda: D.Exponential(_POS), _POS),
-    "Gamma": (lambda: D.Gamma(_POS, _POS), _POS),
-    "Geometric": (lambda: D.Geometric(_P), np.array([1, 3], _F)),
-    "Gumbel": (lambda: D.Gumbel(_Z, _POS), _Z),
-    "Independent": (lambda: D.Independent(D.Normal(_Z, _POS), 1), _Z),
-    "Laplace": (lambda: D.Laplace(_Z, _POS), _Z),
-    "LogNormal": (lambda: D.LogNormal(_Z, _POS), _POS),
+    "Bernoulli": (lambda t: D.Bernoulli(t(_P)), np.array([0, 1], _F)),
+    "Beta": (lambda t: D.Beta(t(_POS), t(_POS)), _P),
+    "Categorical": (lambda t: D.Categorical(t(_PK)), np.array([0, 1])),
+    "Cauchy": (lambda t: D.Cauchy(t(_Z), t(_POS)), _Z),
+    "Chisquare": (lambda t: D.Chisquare(t(_POS)), _POS),
+    "Dirichlet": (lambda t: D.Dirichlet(t(_PK + 1)), _PK),
+    "Exponential": (lambda t: D.Exponential(t(_POS)), _POS),
+    "Gamma": (lambda t: D.Gamma(t(_POS), t(_POS)), _POS),
+    "Geometric": (lambda t: D.Geometric(t(_P)), np.array([1, 3], _F)),
+    "Gumbel": (lambda t: D.Gumbel(t(_Z), t(_POS)), _Z),
+    "Independent": (lambda t: D.Independent(D.Normal(t(_Z), t(_POS)), 1), _Z),
+    "Laplace": (lambda t: D.Laplace(t(_Z), t(_POS)), _Z),
+    "LogNormal": (lambda t: D.LogNormal(t(_Z), t(_POS)), _POS),
     "MultivariateNormal": (
-        lambda: D.MultivariateNormal(np.zeros((2, 2), _F), scale_tril=_L),
+        lambda t: D.MultivariateNormal(t(np.zeros((2, 2), _F)), scale_tril=t(_L)),
         np.ones((2, 2), _F),
     ),
-    "Normal": (lambda: D.Normal(_Z, _POS), _Z),
-    "OneHotCategorical": (lambda: D.OneHotCategorical(_PK), np.eye(2, dtype=_F)),
-    "Pareto": (lambda: D.Pareto(_POS, _POS), _POS * 2),
-    "Poisson": (lambda: D.Poisson(_POS), np.array([1, 2], _F)),
-    "Uniform": (lambda: D.Uniform(_Z, _POS), _Z + 0.05),
+    "Normal": (lambda t: D.Normal(t(_Z), t(_POS)), _Z),
+    "OneHotCategorical": (
+        lambda t: D.OneHotCategorical(t(_PK)),
+        np.eye(2, dtype=_F),
+    ),
+    "Pareto": (lambda t: D.Pareto(t(_POS), t(_POS)), _POS * 2),
+    "Poisson": (lambda t: D.Poisson(t(_POS)), np.array([1, 2], _F)),
+    "Uniform": (lambda t: D.Uniform(t(_Z), t(_POS)), _Z + 0.05),
 }
 
 
 @pytest.mark.parametrize("name", sorted(FLOAT32_CASES))
-def test_float32_is_kept_and_kl_is_registered(name):
+def test_float32_is_kept_and_kl_is_registered(name, device):
+    """Every distribution on every device: dtypes, shapes and KL(d, d) == 0."""
+    dev = kusari.get_device(device)
     make, x = FLOAT32_CASES[name]
-    d = make()
+    d = make(dev.send)
+    x = dev.send(x)
+    assert d.xp is dev.xp
     assert d.log_prob(x).dtype == np.float32
     assert d.log_prob(x).shape == d.batch_shape
     if name != "Poisson":
         assert d.entropy.dtype == np.float32
         assert d.entropy.shape == d.batch_shape
     if name not in ("Cauchy", "Chisquare"):  # no KL registered (as Chainer)
-        kl = kl_divergence(d, make())
+        kl = kl_divergence(d, make(dev.send))
         assert kl.dtype == np.float32
-        np.testing.assert_allclose(kl.array, 0, atol=1e-5)
+        np.testing.assert_allclose(kusari.backends.cuda.to_cpu(kl.array), 0, atol=1e-5)
     if name not in ("Categorical", "Cauchy"):
         assert d.mean.dtype == np.float32
         assert d.variance.dtype == np.float32

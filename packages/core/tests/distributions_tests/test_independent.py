@@ -3,6 +3,8 @@ import pytest
 from _dist_helpers import check_grad, check_kl_monte_carlo, check_sample_shapes, close
 from scipy import stats
 
+import kusari
+import kusari.functions as F
 from kusari import distributions as D
 from kusari.distribution import kl_divergence
 
@@ -61,8 +63,30 @@ def test_kl():
     check_kl_monte_carlo(p, q, tol=0.05)
     base = kl_divergence(p.distribution, q.distribution).array
     close(kl_divergence(p, q), base.sum(axis=(1, 2)))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="event shapes"):
         kl_divergence(p, D.Independent(D.Normal(LOC, SCALE), 1))
+
+
+def test_vae_style_usage():
+    """Posterior with batch (B,) against a prior with batch (), as Chainer's VAE."""
+    mu = kusari.Variable(LOC[0].copy())  # (3, 4): B=3, latent 4
+    ln_sigma = kusari.Variable(np.log(SCALE[0]))
+    q_z = D.Independent(D.Normal(loc=mu, log_scale=ln_sigma))
+    prior = D.Independent(
+        D.Normal(np.zeros(4), scale=np.ones(4)), reinterpreted_batch_ndims=1
+    )
+    assert q_z.batch_shape == (3,) and prior.batch_shape == ()
+    kl = kl_divergence(q_z, prior)
+    assert kl.shape == (3,)
+    m, s = LOC[0], SCALE[0]
+    close(kl, (0.5 * (s**2 + m**2 - 1) - np.log(s)).sum(-1))
+    z = q_z.sample(5)
+    assert z.shape == (5, 3, 4)
+    p_x = D.Independent(D.Bernoulli(logit=z * 2.0), reinterpreted_batch_ndims=1)
+    x = (np.random.rand(5, 3, 4) > 0.5).astype(np.float64)
+    loss = -F.mean(p_x.log_prob(x)) + F.mean(kl)
+    loss.backward()
+    assert mu.grad is not None and ln_sigma.grad is not None
 
 
 def test_bad_ndims():

@@ -139,11 +139,12 @@ class Independent(Distribution):
 
 @distribution.register_kl(Independent, Independent)
 def _kl_independent_independent(p: Independent, q: Independent) -> Variable:
-    if p.event_shape != q.event_shape or p.batch_shape != q.batch_shape:
+    # Batch shapes may differ as long as they broadcast (e.g. a posterior with
+    # batch (B,) against a prior with batch ()); event shapes must agree.
+    if p.event_shape != q.event_shape:
         raise ValueError(
-            "kl_divergence(Independent, Independent): batch and event shapes must "
-            f"match, got {p.batch_shape}+{p.event_shape} and "
-            f"{q.batch_shape}+{q.event_shape}"
+            "kl_divergence(Independent, Independent): event shapes must match, "
+            f"got {p.event_shape} and {q.event_shape}"
         )
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise ValueError(

@@ -40,6 +40,10 @@ class CUDAProfileHook(function_hook.FunctionHook):
 
     name = "CUDAProfileHook"
 
+    def __enter__(self) -> CUDAProfileHook:
+        super().__enter__()
+        return self
+
     def __init__(self) -> None:
         if not cuda.available:
             raise RuntimeError(

@@ -62,6 +62,11 @@ class CupyMemoryProfileHook(function_hook.FunctionHook):
     """
 
     name = "CupyMemoryProfileHook"
+
+    def __enter__(self) -> CupyMemoryProfileHook:
+        super().__enter__()
+        return self
+
     _units = _UNITS
     _table = {unit: 1024**i for i, unit in enumerate(_UNITS)}
 

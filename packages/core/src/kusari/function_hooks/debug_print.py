@@ -39,6 +39,10 @@ class PrintHook(function_hook.FunctionHook):
 
     name = "PrintHook"
 
+    def __enter__(self) -> PrintHook:
+        super().__enter__()
+        return self
+
     def __init__(
         self,
         sep: str | None = None,

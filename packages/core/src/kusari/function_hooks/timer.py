@@ -48,6 +48,11 @@ class TimerHook(function_hook.FunctionHook):
     """
 
     name = "TimerHook"
+
+    def __enter__(self) -> TimerHook:
+        super().__enter__()
+        return self
+
     table = dict(_report.TIME_UNITS)
 
     def __init__(self) -> None:

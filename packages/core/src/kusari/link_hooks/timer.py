@@ -40,6 +40,11 @@ class TimerHook(link_hook.LinkHook):
     """
 
     name = "TimerHook"
+
+    def __enter__(self) -> TimerHook:
+        super().__enter__()
+        return self
+
     table = dict(_report.TIME_UNITS)
 
     def __init__(self) -> None:
