@@ -105,6 +105,13 @@ from kusari.function_hook import FunctionHook, get_function_hooks  # noqa: E402
 from kusari._backprop import backward  # noqa: E402
 from kusari import functions, utils  # noqa: E402
 from kusari.utils import type_check  # noqa: E402
+from kusari import distribution, distributions  # noqa: E402
+from kusari.distribution import (  # noqa: E402
+    Distribution,
+    cross_entropy,
+    kl_divergence,
+    register_kl,
+)
 from kusari import initializer, initializers  # noqa: E402
 from kusari.initializer import Initializer  # noqa: E402
 from kusari import device_resident, link_hook, link, sequential  # noqa: E402
