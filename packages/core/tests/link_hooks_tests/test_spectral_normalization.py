@@ -171,3 +171,20 @@ def test_errors() -> None:
     with pytest.raises(NotImplementedError, match="context manager"):
         with SpectralNormalization():
             pass
+
+
+def test_training_step_updates_raw_weight() -> None:
+    from kusari import optimizers
+
+    layer = L.Linear(4, 3).add_hook(SpectralNormalization(use_gamma=True))
+    opt = optimizers.SGD(lr=0.1)
+    opt.setup(layer)
+    W0 = layer.W.array.copy()
+    gamma0 = layer.gamma.array.copy()
+    layer.cleargrads()
+    loss = F.sum(layer(np.ones((2, 4), np.float32)) ** 2)
+    loss.backward()
+    opt.update()
+    assert isinstance(layer.W, kusari.Parameter)
+    assert not np.array_equal(layer.W.array, W0)
+    assert not np.array_equal(layer.gamma.array, gamma0)

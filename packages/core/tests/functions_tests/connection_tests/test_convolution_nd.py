@@ -207,3 +207,15 @@ def test_per_sample_gemm_path(groups, monkeypatch):
     np.testing.assert_allclose(y1.array, ref, atol=1e-10)
     for a, b in zip(g0, g1):
         np.testing.assert_allclose(a.array, b.array, atol=1e-10)
+
+
+def test_workspace_reuse_and_clear():
+    from kusari.functions.connection import _conv_core
+
+    x = np.random.default_rng(3).standard_normal((2, 2, 5, 5))
+    W = np.random.default_rng(4).standard_normal((3, 2, 2, 2))
+    y1 = F.convolution_2d(x, W).array.copy()
+    y2 = F.convolution_2d(x, W).array  # reuses the cached column buffer
+    np.testing.assert_array_equal(y1, y2)
+    _conv_core.clear_workspace()
+    np.testing.assert_array_equal(F.convolution_2d(x, W).array, y1)

@@ -45,6 +45,11 @@ def _workspace(slot: int, size: int, dtype: Any, xp: Any) -> Any:
     return raw[:nbytes].view(dtype)
 
 
+def clear_workspace() -> None:
+    """Release this thread's cached scratch buffers."""
+    _local.bufs = {}
+
+
 def as_tuple(value: Any, n: int, fname: str, argname: str) -> tuple[int, ...]:
     """``value`` as a tuple of ``n`` ints (an int is repeated)."""
     if isinstance(value, (int, numpy.integer)):
