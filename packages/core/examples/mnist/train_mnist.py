@@ -118,9 +118,9 @@ def main(argv: list[str] | None = None) -> float:
     )
     trainer = training.Trainer(updater, stop, out=args.out)
 
-    trainer.extend(
-        extensions.Evaluator(test_iter, model, device=device), call_before_training=True
-    )
+    # Evaluated at the end of each epoch (not before training, which would
+    # average an untrained score into epoch 1's log entry).
+    trainer.extend(extensions.Evaluator(test_iter, model, device=device))
     trainer.extend(extensions.DumpGraph("main/loss"))
     frequency = args.epoch if args.frequency == -1 else max(1, args.frequency)
     trainer.extend(
