@@ -141,9 +141,13 @@ def demo(session: nox.Session) -> None:
     )
 
 
-@nox.session
+@nox.session(venv_backend="virtualenv")
 def bench(session: nox.Session) -> None:
-    """Benchmarks, with PyTorch CPU side by side when it can be installed."""
+    """Benchmarks, with PyTorch CPU side by side when it can be installed.
+
+    pip rather than uv: pip honours local wheel locations (a CPU build of
+    torch where one is provided) where uv would fetch a CUDA build.
+    """
     _install_package(session, "core", extras="")
     try:
         session.install("torch==2.13.0")
