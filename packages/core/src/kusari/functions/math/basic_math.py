@@ -147,13 +147,29 @@ class Add(FunctionNode):
         return tuple([_reduce_to(gy, s0 if i == 0 else s1) for i in indexes])
 
 
-class AddConstant(FunctionNode):
+class _ConstantOp(FunctionNode):
+    """An operation between a variable and a scalar constant ``value``."""
+
+    label_template = "{}"
+
     def __init__(self, value: Any) -> None:
         self.value = value
 
     @property
     def label(self) -> str:
-        return f"_ + {_scalar_label(self.value)}"
+        return self.label_template.format(_scalar_label(self.value))
+
+
+class _FloatConstantOp(_ConstantOp):
+    """A constant operation defined for float inputs only."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+
+class AddConstant(_ConstantOp):
+    label_template = "_ + {}"
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
@@ -237,13 +253,8 @@ class Sub(FunctionNode):
         )
 
 
-class SubFromConstant(FunctionNode):
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    @property
-    def label(self) -> str:
-        return f"{_scalar_label(self.value)} - _"
+class SubFromConstant(_ConstantOp):
+    label_template = "{} - _"
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
@@ -301,13 +312,8 @@ class Mul(FunctionNode):
         return tuple(ret)
 
 
-class MulConstant(FunctionNode):
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    @property
-    def label(self) -> str:
-        return f"_ * {_scalar_label(self.value)}"
+class MulConstant(_ConstantOp):
+    label_template = "_ * {}"
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
@@ -359,17 +365,8 @@ class Div(FunctionNode):
         return tuple(ret)
 
 
-class DivFromConstant(FunctionNode):
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    @property
-    def label(self) -> str:
-        return f"{_scalar_label(self.value)} / _"
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
+class DivFromConstant(_FloatConstantOp):
+    label_template = "{} / _"
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
@@ -474,17 +471,8 @@ class PowVarVar(FunctionNode):
         return tuple(ret)
 
 
-class PowVarConst(FunctionNode):
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    @property
-    def label(self) -> str:
-        return f"_ ** {_scalar_label(self.value)}"
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
+class PowVarConst(_FloatConstantOp):
+    label_template = "_ ** {}"
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
@@ -499,17 +487,8 @@ class PowVarConst(FunctionNode):
         return (grad_outputs[0] * (c * x ** (c - 1)),)
 
 
-class PowConstVar(FunctionNode):
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    @property
-    def label(self) -> str:
-        return f"{_scalar_label(self.value)} ** _"
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
+class PowConstVar(_FloatConstantOp):
+    label_template = "{} ** _"
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
