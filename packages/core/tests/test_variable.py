@@ -310,3 +310,23 @@ def test_as_variable_and_as_array():
     assert isinstance(v, Variable) and not v.requires_grad and v.array is a
     assert kusari.as_variable(v) is v
     assert kusari.as_array(v) is a and kusari.as_array(a) is a
+
+
+def test_copydata_with_uninitialized_sides():
+    dst = kusari.Parameter(kusari.initializers.Zero())
+    src = Variable(np.arange(3, dtype=np.float32))
+    dst.copydata(src)
+    np.testing.assert_array_equal(dst.array, [0, 1, 2])
+    assert dst.array is not src.array
+    lazy = kusari.Parameter(kusari.initializers.One())
+    Variable(np.zeros(2, np.float32)).copydata(lazy)
+    assert lazy.shape == (2,)
+
+
+def test_copy_of_lazy_parameter_keeps_its_device():
+    import copy as copy_module
+
+    p = kusari.Parameter(kusari.initializers.Zero())
+    p.to_device("@numpy")
+    q = copy_module.copy(p)
+    assert q.array is None and q.device == kusari.get_device("@numpy")

@@ -416,8 +416,25 @@ class Variable:
             self._grad_var = Variable(dst._data + g, requires_grad=False)
 
     def copydata(self, var: Variable) -> None:
-        """Copy ``var``'s array into this one in place."""
-        backend.copyto(self._data, var._data)
+        """Copy ``var``'s array into this one in place.
+
+        An uninitialized side is handled as Chainer does: a destination without
+        an array gets a copy; a source without an array is initialized with
+        this variable's shape first (so both end up equal).
+        """
+        src = var._data
+        if src is None:
+            if self._data is None:
+                return
+            if isinstance(var, Parameter):
+                var.initialize(self._data.shape)
+                src = var._data
+            else:
+                raise RuntimeError("copydata: the source variable has no array")
+        if self._data is None:
+            self._set_data(backend.get_device_from_array(src).xp.array(src, copy=True))
+            return
+        backend.copyto(self._data, src)
 
     def backward(
         self,
@@ -499,9 +516,7 @@ class Variable:
         cuda.check_cuda_available()
         if device is None:
             device = cuda.cupy.cuda.Device().id
-        self.to_device(
-            backend.get_device(device if not isinstance(device, int) else device)
-        )
+        self.to_device(backend.get_device(device))
 
     # -- convenience ------------------------------------------------------
     def item(self) -> Any:
@@ -828,6 +843,7 @@ class Parameter(Variable):
             self.grad,
             self.initializer,
             self.update_rule,
+            self._initial_device,
         )
 
     @property
@@ -891,12 +907,19 @@ class Parameter(Variable):
 
 
 def _recover_parameter(
-    data: Any, name: Any, grad: Any, initializer: Any, update_rule: Any
+    data: Any,
+    name: Any,
+    grad: Any,
+    initializer: Any,
+    update_rule: Any,
+    initial_device: Any = None,
 ) -> Parameter:
     p = Parameter(initializer=initializer, name=name)
     p._set_data(data)
     if data is not None:
         p._initial_device = backend.get_device_from_array(data)
+    elif initial_device is not None:
+        p._initial_device = initial_device
     p._grad_var = None if grad is None else Variable(grad, requires_grad=False)
     p.update_rule = update_rule
     return p
