@@ -107,10 +107,17 @@ def _chunks(x: Any) -> list[slice]:
     return [slice(i, i + step) for i in range(0, n, step)]
 
 
+# On NumPy the single reshape-and-max reduction (over short strided window
+# axes) only beats the running maximum below ~512 elements: at LeNet sizes
+# (100, 6, 24, 24) it took 7.2 ms against 0.22 ms for the running maximum.
+_NUMPY_REDUCE_MAX = 512
+
+
 def max_forward(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
     """Max over each window (running ``maximum``, one op per kernel offset)."""
     if (
         x.nbytes <= _CHUNK_BYTES
+        and (x.size <= _NUMPY_REDUCE_MAX or not isinstance(x, numpy.ndarray))
         and pp.s == pp.k
         and not any(pp.p)
         and all(n == o * k for n, o, k in zip(x.shape[2:], out, pp.k))
