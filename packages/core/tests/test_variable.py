@@ -297,9 +297,11 @@ class TestCopyAndDevices:
         assert x.device == kusari.get_device("@numpy")
         assert x.xp is np
 
+    @pytest.mark.skipif(
+        kusari.cuda.available,
+        reason="checks the CPU-only error; CuPy is installed here",
+    )
     def test_to_gpu_without_cupy(self):
-        if kusari.cuda.available:
-            pytest.skip("CuPy is installed: this checks the CPU-only error")
         with pytest.raises(RuntimeError, match="CuPy could not be imported"):
             _v(1.0).to_gpu()
 

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from kusari import backend
+from kusari.backends import cuda as _cuda
 from kusari.dataset import (
     ConcatWithAsyncTransfer,
     Converter,
@@ -133,10 +134,9 @@ def test_concat_examples_func_is_plain():
 
 
 @pytest.mark.gpu
+@pytest.mark.skipif(not _cuda.available, reason="CuPy / a CUDA GPU is not available")
 def test_gpu_transfer():
-    cuda = pytest.importorskip("kusari.backends.cuda")
-    if not cuda.available:
-        pytest.skip("CuPy / CUDA not available")
+    cuda = _cuda
     out = concat_examples([np.zeros(2), np.ones(2)], 0)
     assert backend.get_array_module(out) is cuda.cupy
     padded = concat_examples([cuda.cupy.zeros(1), cuda.cupy.ones(2)], padding=5)

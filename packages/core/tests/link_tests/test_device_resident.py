@@ -68,10 +68,11 @@ def test_invalid_device():
 
 
 @pytest.mark.gpu
+@pytest.mark.skipif(
+    not kusari.backends.cuda.available, reason="CuPy / a CUDA GPU is not available"
+)
 def test_gpu_roundtrip():
     cupy = pytest.importorskip("cupy")
-    if not kusari.backends.cuda.available:
-        pytest.skip("CUDA is not available")
     holder = Holder().to_device("@cupy:0")
     assert isinstance(holder.table, cupy.ndarray) and holder.xp is cupy
     holder.to_cpu()

@@ -296,18 +296,21 @@ def test_device_and_xp_default_cpu():
     assert isinstance(link.p, numpy.ndarray)
 
 
+@pytest.mark.skipif(
+    kusari.backends.cuda.available,
+    reason="checks the CPU-only error; CuPy is installed here",
+)
 def test_to_gpu_without_cuda():
-    if kusari.backends.cuda.available:
-        pytest.skip("CUDA is available")
     with pytest.raises(RuntimeError):
         make_link().to_gpu()
 
 
 @pytest.mark.gpu
+@pytest.mark.skipif(
+    not kusari.backends.cuda.available, reason="CuPy / a CUDA GPU is not available"
+)
 def test_to_gpu_moves_params_and_persistents():
     cupy = pytest.importorskip("cupy")
-    if not kusari.backends.cuda.available:
-        pytest.skip("CUDA is not available")
     link = make_link().to_gpu()
     assert link.xp is cupy
     assert isinstance(link.x.array, cupy.ndarray)
