@@ -53,6 +53,12 @@ def upgrade_to_base(engine) -> None:
         command.downgrade(cfg, "base")
 
 
+_PG_INITDB = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+needs_postgres = pytest.mark.skipif(
+    not _PG_INITDB, reason="PostgreSQL server binaries not installed (apt: postgresql)"
+)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -63,9 +69,7 @@ def _free_port() -> int:
 def pg_url() -> Iterator[str]:
     """A throwaway PostgreSQL cluster from Debian's binaries."""
     pytest.importorskip("psycopg2", reason="psycopg2 not installed")
-    bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not bins:
-        pytest.skip("PostgreSQL server binaries not installed (apt: postgresql)")
+    bins = _PG_INITDB
     bindir = os.path.dirname(bins[-1])
     base = tempfile.mkdtemp(prefix="kusari-ui-pg-")
     kwargs: dict = {}
@@ -103,7 +107,7 @@ def pg_url() -> Iterator[str]:
         )
     except (subprocess.CalledProcessError, OSError) as exc:
         shutil.rmtree(base, ignore_errors=True)
-        pytest.skip(f"could not start PostgreSQL: {exc}")
+        pytest.fail(f"PostgreSQL is installed but could not be started: {exc}")
     try:
         yield f"postgresql+psycopg2://kusari@127.0.0.1:{port}/postgres"
     finally:
@@ -116,6 +120,7 @@ def pg_url() -> Iterator[str]:
         shutil.rmtree(base, ignore_errors=True)
 
 
+@needs_postgres
 def test_postgresql_end_to_end(pg_url: str, make_run, project_dir: Path) -> None:
     make_run("a", n=1200, args={"lr": 0.1})
     make_run("b", n=10)

@@ -1,6 +1,6 @@
 """End to end with kusari's real Trainer: the UI changes lr, snapshots, stops.
 
-Skipped until packages/core provides kusari.training (Chainer v7's API).
+Needs kusari itself (packages/core), an optional dependency of kusari-ui.
 """
 
 from __future__ import annotations
@@ -15,35 +15,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-training = pytest.importorskip(
-    "kusari.training", reason="kusari.training is not available yet (packages/core)"
+kusari = pytest.importorskip(
+    "kusari",
+    reason="kusari (packages/core) is not installed: pip install -e packages/core",
 )
-links = pytest.importorskip("kusari.links", reason="kusari.links not available yet")
-optimizers = pytest.importorskip("kusari.optimizers", reason="kusari.optimizers n/a")
-datasets = pytest.importorskip("kusari.datasets", reason="kusari.datasets n/a")
-iterators = pytest.importorskip("kusari.iterators", reason="kusari.iterators n/a")
-
-_NEEDED = {
-    "kusari.training.Trainer": lambda: training.Trainer,
-    "kusari.training.updaters.StandardUpdater": (
-        lambda: training.updaters.StandardUpdater
-    ),
-    "kusari.training.extensions.LogReport": lambda: training.extensions.LogReport,
-    "kusari.training.extensions.snapshot": lambda: training.extensions.snapshot,
-    "kusari.links.Classifier": lambda: links.Classifier,
-    "kusari.links.Linear": lambda: links.Linear,
-    "kusari.optimizers.SGD": lambda: optimizers.SGD,
-    "kusari.datasets.TupleDataset": lambda: datasets.TupleDataset,
-    "kusari.iterators.SerialIterator": lambda: iterators.SerialIterator,
-}
-for _name, _get in _NEEDED.items():
-    try:
-        _get()
-    except AttributeError:
-        pytest.skip(
-            f"{_name} is not available yet (packages/core)", allow_module_level=True
-        )
-
+from kusari import datasets, iterators, links, optimizers, training  # noqa: E402
 from kusari_ui.extensions import CommandsExtension  # noqa: E402
 
 

@@ -14,9 +14,14 @@ from ui_testing import crawl, make_entries, write_log
 
 from kusari_ui import commands as cmd_files
 
-pytestmark = pytest.mark.browser
-
 CHROMIUM = "/usr/bin/chromium"
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM),
+        reason=f"{CHROMIUM} not found (apt-get install chromium)",
+    ),
+]
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -31,8 +36,6 @@ XSS_NAME = "<img src=x onerror=window.__xss=1>"
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)")
     sync_api = pytest.importorskip(
         "playwright.sync_api",
         reason="playwright not installed (pip install playwright)",

@@ -24,12 +24,9 @@ def _ref(ratio):
 
 
 @pytest.mark.parametrize("shape,ratio", [((3, 4), 0.5), ((2, 3, 4), 0.3)])
-def test_zoneout_fixed_seed(shape, ratio, float_dtype, device):
-    if device != "@numpy":  # pragma: no cover - needs CuPy
-        pytest.skip("the reference draws with NumPy's generator")
-    check_op(
-        _seeded(ratio), _ref(ratio), [shape, shape], dtype=float_dtype, device=device
-    )
+def test_zoneout_fixed_seed(shape, ratio, float_dtype):
+    # CPU only: the reference replays NumPy's generator draw for draw.
+    check_op(_seeded(ratio), _ref(ratio), [shape, shape], dtype=float_dtype)
 
 
 def test_zoneout_statistics_and_grads():
