@@ -8,6 +8,7 @@ import numpy
 
 from kusari import initializers, link, variable
 from kusari.functions.noise import simplified_dropconnect as sdc_module
+from kusari.links._params import bias_parameter
 
 
 class SimplifiedDropconnect(link.Link):
@@ -55,10 +56,7 @@ class SimplifiedDropconnect(link.Link):
             if nobias:
                 self.b = None
             else:
-                bias_init = 0 if initial_bias is None else initial_bias
-                self.b = variable.Parameter(
-                    initializers._get_initializer(bias_init), out_size
-                )
+                self.b = bias_parameter(out_size, initial_bias)
 
     def _initialize_params(self, in_size: int) -> None:
         self.W.initialize((self.out_size, in_size))

@@ -7,6 +7,7 @@ from typing import Any
 
 from kusari import initializers, link, variable
 from kusari.functions.connection import convolution_2d as conv2d_module
+from kusari.links._params import bias_parameter
 
 
 def _pair(value: Any) -> tuple[int, int]:
@@ -97,10 +98,7 @@ class Convolution2D(link.Link):
             if nobias:
                 self.b = None
             else:
-                bias_init = 0 if initial_bias is None else initial_bias
-                self.b = variable.Parameter(
-                    initializers._get_initializer(bias_init), out_channels
-                )
+                self.b = bias_parameter(out_channels, initial_bias)
 
     def _initialize_params(self, in_channels: int) -> None:
         kh, kw = _pair(self.ksize)

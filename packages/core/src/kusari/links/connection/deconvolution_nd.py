@@ -8,6 +8,7 @@ from typing import Any
 
 from kusari import initializers, link, variable
 from kusari.functions.connection import deconvolution_nd as deconvnd_module
+from kusari.links._params import bias_parameter
 from kusari.links.connection.convolution_2d import _check_groups
 from kusari.links.connection.convolution_nd import _as_tuple
 
@@ -83,10 +84,7 @@ class DeconvolutionND(link.Link):
             if nobias:
                 self.b = None
             else:
-                bias_init = 0 if initial_bias is None else initial_bias
-                self.b = variable.Parameter(
-                    initializers._get_initializer(bias_init), out_channels
-                )
+                self.b = bias_parameter(out_channels, initial_bias)
 
     def _initialize_params(self, in_channels: int) -> None:
         _check_groups(self._name, in_channels, self.out_channels, self.groups)

@@ -6,6 +6,7 @@ from typing import Any
 
 from kusari import initializers, link, variable
 from kusari.functions.connection import deformable_convolution_2d_sampler as dcs
+from kusari.links._params import bias_parameter
 from kusari.links.connection.convolution_2d import Convolution2D, _pair
 
 
@@ -41,8 +42,7 @@ class DeformableConvolution2DSampler(link.Link):
             if nobias:
                 self.b = None
             else:
-                bias_init = 0 if initial_bias is None else initial_bias
-                self.b = variable.Parameter(initializers._get_initializer(bias_init))
+                self.b = bias_parameter(None, initial_bias)  # shape set later
         if in_channels is not None:
             self._initialize_params(in_channels)
 

@@ -9,6 +9,7 @@ import numpy
 
 from kusari import initializers, link, variable
 from kusari.functions.connection import depthwise_convolution_2d as dw_module
+from kusari.links._params import bias_parameter
 from kusari.links.connection.convolution_2d import _pair
 
 
@@ -61,8 +62,7 @@ class DepthwiseConvolution2D(link.Link):
             if nobias:
                 self.b = None
             else:
-                bias_init = 0 if initial_bias is None else initial_bias
-                self.b = variable.Parameter(initializers._get_initializer(bias_init))
+                self.b = bias_parameter(None, initial_bias)  # shape set later
         if in_channels is not None:
             self._initialize_params(in_channels)
 

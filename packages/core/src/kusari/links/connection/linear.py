@@ -7,6 +7,7 @@ from typing import Any
 
 from kusari import initializers, link, variable
 from kusari.functions.connection import linear as linear_module
+from kusari.links._params import bias_parameter
 from kusari.utils import size_of_shape
 
 
@@ -57,10 +58,7 @@ class Linear(link.Link):
             if nobias:
                 self.b = None
             else:
-                bias_init = 0 if initial_bias is None else initial_bias
-                self.b = variable.Parameter(
-                    initializers._get_initializer(bias_init), out_size
-                )
+                self.b = bias_parameter(out_size, initial_bias)
 
     def _initialize_params(self, in_size: int) -> None:
         self.W.initialize((self.out_size, in_size))

@@ -7,6 +7,7 @@ from typing import Any
 
 from kusari import initializers, link, variable
 from kusari.functions.connection import local_convolution_2d as local_module
+from kusari.links._params import bias_parameter
 from kusari.links.connection.convolution_2d import _pair
 from kusari.utils import get_conv_outsize
 
@@ -62,8 +63,7 @@ class LocalConvolution2D(link.Link):
             if nobias:
                 self.b = None
             else:
-                bias_init = 0 if initial_bias is None else initial_bias
-                self.b = variable.Parameter(initializers._get_initializer(bias_init))
+                self.b = bias_parameter(None, initial_bias)  # shape set later
             if in_channels is not None and in_size is not None:
                 self._initialize_params(in_channels, _pair(in_size))
 
