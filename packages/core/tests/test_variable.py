@@ -332,3 +332,19 @@ def test_copy_of_lazy_parameter_keeps_its_device():
     p.to_device("@numpy")
     q = copy_module.copy(p)
     assert q.array is None and q.device == kusari.get_device("@numpy")
+
+
+def test_gradient_accumulation_never_writes_into_shared_arrays():
+    """Sums of gradients may be updated in place only when the engine made them."""
+    x = Variable(np.array([1.0, 2.0], np.float32))
+    h = x * 1.0
+    # Add's backward hands the very same gradient object to both inputs; the
+    # retained intermediate gradient must stay what it was.
+    y = F.sum((h + h) + h + h)
+    y.backward(retain_grad=True)
+    np.testing.assert_array_equal(h.grad, [4.0, 4.0])
+    np.testing.assert_array_equal(x.grad, [4.0, 4.0])
+    g = np.ones(2, np.float32)
+    z = x * 2.0
+    kusari.backward([z, z * 1.0, z * 1.0], [g, g, g])
+    np.testing.assert_array_equal(g, [1.0, 1.0])  # caller's array untouched
