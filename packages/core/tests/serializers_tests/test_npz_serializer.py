@@ -340,8 +340,12 @@ def test_save_npz_accepts_a_plain_dict(tmp_path, compression):
     assert (loaded.l1.t, loaded.l1.name, loaded.l1.b) == (7, "abc", None)
     np.testing.assert_array_equal(loaded.l2.b, np.arange(4))
 
-    raw = {"a/W": np.arange(6.0).reshape(2, 3), "epoch": 3, "none": None,
-           "/lead": np.ones(1, np.float32)}
+    raw = {
+        "a/W": np.arange(6.0).reshape(2, 3),
+        "epoch": 3,
+        "none": None,
+        "/lead": np.ones(1, np.float32),
+    }
     buf = io.BytesIO()
     save_npz(buf, raw, compression=compression)
     buf.seek(0)
@@ -362,3 +366,80 @@ def test_save_npz_dict_is_pickle_free_and_atomic(tmp_path):
         save_npz(path, {1: np.ones(2)})
     assert path.read_bytes() == before
     assert os.listdir(tmp_path) == ["d.npz"]
+
+
+# Names that numpy.savez takes as its own keyword arguments.
+_SAVEZ_KEYWORDS = ["file", "allow_pickle", "args", "kwds", "compress"]
+
+
+@pytest.mark.parametrize("compression", [True, False])
+def test_keys_named_like_savez_arguments(tmp_path, compression):
+    link = pytest.importorskip("kusari.link")
+    variable = pytest.importorskip("kusari.variable")
+
+    class Child(link.Link):
+        def __init__(self, fill):
+            super().__init__()
+            with self.init_scope():
+                self.W = variable.Parameter(np.full(2, fill, dtype=np.float32))
+
+    class Net(link.Chain):
+        def __init__(self, fill):
+            super().__init__()
+            with self.init_scope():
+                self.file = variable.Parameter(np.full(3, fill, dtype=np.float32))
+                self.allow_pickle = variable.Parameter(
+                    np.full(1, fill, dtype=np.float32)
+                )
+                self.kwds = Child(fill)
+            self.add_persistent("args", int(fill))
+
+    path = tmp_path / "net.npz"
+    save_npz(path, Net(2.0), compression=compression)
+    with np.load(path, allow_pickle=False) as f:
+        assert sorted(f.files) == ["allow_pickle", "args", "file", "kwds/W"]
+        np.testing.assert_array_equal(f["file"], np.full(3, 2.0))
+    with zipfile.ZipFile(path) as zf:  # plain npz members, as numpy writes them
+        assert sorted(zf.namelist()) == [
+            "allow_pickle.npy",
+            "args.npy",
+            "file.npy",
+            "kwds/W.npy",
+        ]
+        expected = zipfile.ZIP_DEFLATED if compression else zipfile.ZIP_STORED
+        assert {i.compress_type for i in zf.infolist()} == {expected}
+    dst = Net(0.0)
+    load_npz(path, dst)
+    np.testing.assert_array_equal(dst.file.array, np.full(3, 2.0))
+    np.testing.assert_array_equal(dst.allow_pickle.array, np.full(1, 2.0))
+    np.testing.assert_array_equal(dst.kwds.W.array, np.full(2, 2.0))
+    assert dst.args == 2
+
+    raw = {key: np.arange(i + 1) for i, key in enumerate(_SAVEZ_KEYWORDS)}
+    raw["none"] = None
+    buf = io.BytesIO()
+    save_npz(buf, raw, compression=compression)
+    buf.seek(0)
+    with np.load(buf, allow_pickle=False) as f:
+        assert sorted(f.files) == sorted(raw)
+        for i, key in enumerate(_SAVEZ_KEYWORDS):
+            np.testing.assert_array_equal(f[key], np.arange(i + 1))
+        assert f["none"].dtype == npz_module.NONE_DTYPE
+
+
+def test_save_writes_npz_that_numpy_reads_like_savez(tmp_path):
+    # Same member layout and array bytes as numpy.savez, so any npz reader
+    # (numpy.load, Chainer's load_npz) accepts the file.
+    arrays = {
+        "a/W": np.arange(6.0).reshape(2, 3),
+        "n": np.array(4),
+        "s": np.array("héllo"),
+        "e": np.zeros((0, 2), np.float16),
+    }
+    ours, ref = tmp_path / "ours.npz", tmp_path / "ref.npz"
+    save_npz(ours, arrays, compression=False)
+    np.savez(ref, **arrays)
+    with zipfile.ZipFile(ours) as a, zipfile.ZipFile(ref) as b:
+        assert sorted(a.namelist()) == sorted(b.namelist())
+        for name in b.namelist():
+            assert a.read(name) == b.read(name), name

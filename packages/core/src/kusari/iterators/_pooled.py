@@ -29,6 +29,14 @@ class PooledIterator(StatefulIterator):
     is the same as :class:`SerialIterator` with the same order sampler. The
     published state (what ``serialize`` saves) advances only when a batch is
     returned.
+
+    The order sampler is called at the same moment as in
+    :class:`SerialIterator`: in the ``next()`` that returns the batch ending
+    the epoch, never while prefetching ahead of it. A sampler called early
+    would have moved its random state (saved in snapshots, and possibly
+    NumPy's global one) past the published position, so a resumed run
+    would draw different orders. The cost: the batch that ends an epoch is
+    not prefetched.
     """
 
     n_prefetch: int
@@ -62,7 +70,12 @@ class PooledIterator(StatefulIterator):
         self._pending.clear()
         self._ahead = None
 
-    def _fill(self) -> None:
+    def _fill(self, may_draw: bool) -> None:
+        """Start loading batches until ``n_prefetch`` are in flight.
+
+        ``may_draw``: the next batch to hand out may be computed even if
+        that calls the order sampler (only right before handing it out).
+        """
         if self._pool is None:
             self._pool = self._make_pool()
             # Stops the workers when the iterator is garbage-collected or at
@@ -70,6 +83,8 @@ class PooledIterator(StatefulIterator):
             self._finalizer = weakref.finalize(self, _shutdown, self._pool)
         state = self._state if self._ahead is None else self._ahead
         while len(self._pending) < self.n_prefetch:
+            if (self._pending or not may_draw) and self._draws_order(state):
+                break  # not the batch handed out next: see the class docstring
             state, indices = self._advance(state)
             if indices is None:
                 break
@@ -100,13 +115,14 @@ class PooledIterator(StatefulIterator):
     def __next__(self) -> list[Any]:
         self._previous_epoch_detail = self.epoch_detail
         try:
-            self._fill()
+            self._fill(may_draw=True)
             if not self._pending:
                 raise StopIteration
             result, state = self._pending.popleft()
             batch = self._wait(result)
             self._state = state
-            self._fill()  # keep the workers busy while the caller computes
+            # Keep the workers busy while the caller computes.
+            self._fill(may_draw=False)
         except KeyboardInterrupt:
             self.finalize()
             raise

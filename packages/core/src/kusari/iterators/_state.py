@@ -73,6 +73,16 @@ def advance(
     return IteratorState(position, state.epoch + 1, True, order), indices
 
 
+def draws_order(state: IteratorState, batch_size: int, repeat: bool) -> bool:
+    """Tell whether :func:`advance` from ``state`` calls the order sampler."""
+    order = state.order
+    return (
+        repeat
+        and order is not None
+        and state.current_position + batch_size >= len(order)
+    )
+
+
 class StatefulIterator(Iterator):
     """Iterator with Chainer's epoch attributes, reset and serialization."""
 
@@ -134,6 +144,9 @@ class StatefulIterator(Iterator):
         return advance(
             state, self.batch_size, self._repeat, self.order_sampler, len(self.dataset)
         )
+
+    def _draws_order(self, state: IteratorState) -> bool:
+        return draws_order(state, self.batch_size, self._repeat)
 
     @property
     def repeat(self) -> bool:

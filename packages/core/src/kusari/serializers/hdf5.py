@@ -2,6 +2,8 @@
 
 The object hierarchy maps onto HDF5 groups; ``None`` is stored as an empty
 dataset (``h5py.Empty``), as Chainer does, so files are interchangeable.
+Strings are stored as UTF-8 HDF5 strings. As with NPZ files, a group that
+holds nothing need not exist in the file: only a missing *value* is an error.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 import numpy
 
 from kusari import serializer
+from kusari.serializers.npz import NONE_DTYPE
 from kusari.utils.atomic import atomic_path
 
 
@@ -61,29 +64,61 @@ class HDF5Serializer(serializer.Serializer):
         return HDF5Serializer(self.group.require_group(name), self.compression)
 
     def __call__(self, key: str, value: Any) -> Any:
-        if value is None:
-            self.group.create_dataset(key, data=self._h5py.Empty("f"))
+        # A leading "/" would make h5py resolve the key from the file's root.
+        name = key.lstrip("/")
+        arr = None if value is None else _to_array(value)
+        if arr is None or arr.dtype == NONE_DTYPE:
+            # None, or the NPZ stand-in for None that a snapshot's flat dict
+            # (npz.serialize) holds.
+            self.group.create_dataset(name, data=self._h5py.Empty("f"))
             return value
-        arr = value.get() if _is_cupy_array(value) else numpy.asarray(value)
         if arr.dtype.hasobject:
             raise TypeError(
                 f"HDF5Serializer: cannot save {key!r} under {self.group.name!r}: "
-                f"{type(value).__name__} is not an array, number, bool or None"
+                f"{type(value).__name__} is not an array, number, bool, str or None"
             )
         if arr.dtype.kind == "U":
-            # HDF5 has no fixed-width UCS4 type; UTF-8 bytes round-trip.
-            arr = numpy.char.encode(arr, "utf-8")
+            # HDF5 has no UCS4 strings: store UTF-8, tagged as such so that
+            # loading gives str back (and other HDF5 tools read it as text).
+            encoded = numpy.char.encode(arr, "utf-8")
+            arr = encoded.astype(self._h5py.string_dtype("utf-8", encoded.itemsize))
         compression = None if arr.size <= 1 else self.compression
-        self.group.create_dataset(key, data=arr, compression=compression)
+        self.group.create_dataset(name, data=arr, compression=compression)
         return value
 
 
+def _to_array(value: Any) -> numpy.ndarray:
+    return value.get() if _is_cupy_array(value) else numpy.asarray(value)
+
+
+class _Items:
+    """A dict of values, replayed through the serialize protocol."""
+
+    def __init__(self, items: dict[str, Any]) -> None:
+        for key in items:
+            if not isinstance(key, str):
+                raise TypeError(
+                    f"save_hdf5: the keys of a dict must be str, got {key!r} "
+                    f"({type(key).__name__})"
+                )
+        self.items = items
+
+    def serialize(self, s: serializer.AbstractSerializer) -> None:
+        for key, value in self.items.items():
+            s(key, value)
+
+
 def save_hdf5(filename: str | os.PathLike[str], obj: Any, compression: int = 4) -> None:
-    """Save an object that supports ``serialize`` to an HDF5 file, atomically.
+    """Save an object that supports ``serialize``, or a dict of arrays, to an
+    HDF5 file, atomically.
+
+    A dict (such as :func:`kusari.serializers.npz.serialize` returns) is
+    written as is: its ``'/'``-joined keys become datasets in nested groups.
 
     Args:
         filename: Target path.
-        obj: Object with a ``serialize(serializer)`` method.
+        obj: Object with a ``serialize(serializer)`` method, or a ``dict``
+            mapping keys to arrays, numbers, bools, strs or ``None``.
         compression: gzip level used for arrays with more than one element.
 
     Example:
@@ -97,6 +132,8 @@ def save_hdf5(filename: str | os.PathLike[str], obj: Any, compression: int = 4) 
         >>> save_hdf5(os.path.join(tempfile.mkdtemp(), 'o.h5'), Obj())
     """
     h5py = _import_h5py("save_hdf5")
+    if isinstance(obj, dict):
+        obj = _Items(obj)
     with atomic_path(filename) as tmp:
         with h5py.File(tmp, "w") as f:
             HDF5Serializer(f, compression=compression).save(obj)
@@ -105,9 +142,13 @@ def save_hdf5(filename: str | os.PathLike[str], obj: Any, compression: int = 4) 
 class HDF5Deserializer(serializer.Deserializer):
     """Deserializer reading from an HDF5 group.
 
+    A child group missing from the file is not an error by itself (objects
+    that save nothing leave no group behind, as in NPZ files); reading a
+    value from it is, when ``strict``.
+
     Args:
         group: An open ``h5py.File`` or ``h5py.Group`` (``None`` stands for
-            a missing group when ``strict`` is ``False``).
+            a group that the file lacks).
         strict: When ``True`` a missing key raises :class:`KeyError`;
             otherwise the value passed in is returned unchanged.
 
@@ -123,42 +164,56 @@ class HDF5Deserializer(serializer.Deserializer):
     """
 
     def __init__(self, group: Any, strict: bool = True) -> None:
-        _import_h5py("HDF5Deserializer")
+        self._h5py = _import_h5py("HDF5Deserializer")
         self.group = group
         self.strict = strict
+        # Where a missing group would have been, for error messages.
+        self._path = "" if group is None else group.name.rstrip("/")
+        self._filename = None if group is None else group.file.filename
 
     def __repr__(self) -> str:
-        name = None if self.group is None else self.group.name
-        return f"HDF5Deserializer(group={name!r}, strict={self.strict})"
+        return f"HDF5Deserializer(group={self._path or '/'!r}, strict={self.strict})"
 
     def _where(self) -> str:
-        if self.group is None:
-            return "<missing group>"
-        return f"group {self.group.name!r} of {self.group.file.filename!r}"
+        missing = " (missing)" if self.group is None else ""
+        return f"group {self._path or '/'!r}{missing} of {self._filename!r}"
 
     def __getitem__(self, key: str) -> HDF5Deserializer:
         name = key.strip("/")
-        if self.group is None or name not in self.group:
-            if self.strict:
-                raise KeyError(
-                    f"HDF5Deserializer: group {name!r} not found in {self._where()}"
-                )
-            return HDF5Deserializer(None, strict=False)
-        return HDF5Deserializer(self.group[name], strict=self.strict)
+        group = self.group
+        child = group[name] if group is not None and name in group else None
+        if child is not None and not isinstance(child, self._h5py.Group):
+            raise KeyError(
+                f"HDF5Deserializer: {name!r} in {self._where()} is a dataset, "
+                "not a group"
+            )
+        sub = HDF5Deserializer(child, strict=self.strict)
+        if child is None:
+            sub._path = f"{self._path}/{name}"
+            sub._filename = self._filename
+        return sub
 
     def __call__(self, key: str, value: Any) -> Any:
-        if self.group is None or key not in self.group:
+        name = key.lstrip("/")
+        if self.group is None or name not in self.group:
             if not self.strict:
                 return value
             raise KeyError(
                 f"HDF5Deserializer: key {key!r} not found in {self._where()}"
             )
-        dataset = self.group[key]
+        dataset = self.group[name]
         if dataset.shape is None:  # h5py.Empty: the value was None
             return None
         data = numpy.asarray(dataset[()])
-        if data.dtype.kind == "S" and isinstance(value, str):
-            return str(numpy.char.decode(data, "utf-8"))
+        if data.dtype == NONE_DTYPE:  # written by an older kusari
+            return None
+        if data.dtype.kind == "S":
+            info = self._h5py.check_string_dtype(dataset.dtype)
+            # Text is tagged UTF-8; plain bytes become str only for a str target.
+            if (info is not None and info.encoding == "utf-8") or isinstance(
+                value, str
+            ):
+                data = numpy.char.decode(data, "utf-8")
         if value is None:
             return data
         if isinstance(value, numpy.ndarray):
@@ -167,7 +222,8 @@ class HDF5Deserializer(serializer.Deserializer):
             except (ValueError, TypeError) as e:
                 raise ValueError(
                     f"HDF5Deserializer: cannot load {key!r} from {self._where()}: "
-                    f"stored shape {data.shape}, target shape {value.shape}"
+                    f"stored shape {data.shape} dtype {data.dtype}, target shape "
+                    f"{value.shape} dtype {value.dtype}"
                 ) from e
             return value
         if _is_cupy_array(value):

@@ -182,12 +182,28 @@ def save_npz(file: FileLike, obj: Any, compression: bool = True) -> None:
         ['epoch', 'l1/W']
     """
     members = _npz_members(obj)
-    save = numpy.savez_compressed if compression else numpy.savez
     if isinstance(file, (str, os.PathLike)):
         with atomic_write(file, "wb") as f:
-            save(f, allow_pickle=False, **members)
+            _write_npz(f, members, compression)
     else:
-        save(file, allow_pickle=False, **members)
+        _write_npz(file, members, compression)
+
+
+def _write_npz(
+    f: IO[bytes], members: Mapping[str, numpy.ndarray], compression: bool
+) -> None:
+    """Write ``members`` as an NPZ archive: one ``<key>.npy`` zip member each.
+
+    ``numpy.savez`` takes the arrays as keyword arguments, so keys such as
+    ``file`` or ``allow_pickle`` would clash with its own parameters; the
+    archive is built here instead, in the same layout numpy writes.
+    """
+    method = zipfile.ZIP_DEFLATED if compression else zipfile.ZIP_STORED
+    with zipfile.ZipFile(f, mode="w", compression=method, allowZip64=True) as zf:
+        for key, arr in members.items():
+            # force_zip64: the member size is unknown before it is written.
+            with zf.open(key + ".npy", "w", force_zip64=True) as member:
+                numpy.lib.format.write_array(member, arr, allow_pickle=False)
 
 
 def _pickle_holds_only_none(payload: bytes) -> bool:

@@ -57,6 +57,22 @@ def _find_snapshot_files(fmt: str, path: str) -> list[tuple[int, str]]:
     return sorted(found, key=lambda item: (item[0], _natural_key(item[1])))
 
 
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def _load_snapshot(path: str, target: Any) -> None:
+    """Load a snapshot written by ``save_npz`` or ``save_hdf5`` (told apart by
+    the file's signature, since the name need not say)."""
+    with open(path, "rb") as f:
+        head = f.read(len(_HDF5_SIGNATURE))
+    if head == _HDF5_SIGNATURE:
+        from kusari.serializers import hdf5
+
+        hdf5.load_hdf5(path, target)
+    else:
+        npz.load_npz(path, target)
+
+
 def _find_latest_snapshot(fmt: str, path: str) -> str | None:
     files = _find_snapshot_files(fmt, path)
     return files[-1][1] if files else None
@@ -95,7 +111,7 @@ class _Snapshot(extension.Extension):
         if self.autoload and isinstance(self.filename, str) and os.path.isdir(outdir):
             latest = _find_latest_snapshot(self.filename, outdir)
             if latest is not None:
-                npz.load_npz(os.path.join(outdir, latest), target)
+                _load_snapshot(os.path.join(outdir, latest), target)
         if (hasattr(self.writer, "_add_cleanup_hook") and self.n_retains > 0
                 and isinstance(self.filename, str)):
             fmt, n = self.filename, self.n_retains
