@@ -136,6 +136,9 @@ def test_name_conflict() -> None:
 def test_gpu_timing() -> None:
     x = kusari.Variable(cuda.cupy.ones((64, 64), np.float32))
     with TimerHook() as hook:
-        F.sum(F.matmul(x, x)).backward()
-    assert hook.summary()["MatMul"]["occurrence"] == 2
+        F.sum(F.relu(F.matmul(x, x))).backward()
+    # ReLU: its forward and its backward step. MatMul: its forward, its backward
+    # step and the two MatMuls that backward step applies.
+    assert hook.summary()["ReLU"]["occurrence"] == 2
+    assert hook.summary()["MatMul"]["occurrence"] == 4
     assert hook.total_time() > 0

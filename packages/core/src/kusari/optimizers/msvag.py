@@ -80,19 +80,21 @@ class MSVAGRule(optimizer.UpdateRule):
             return
         hp = self.hyperparam
         beta_power, rho = self._rho()
+        # 1 - beta^t and 1 - rho are formed here in double precision: rho nears
+        # 1, and 1 - (T)rho in float32 would lose most of its digits.
         kernel("T grad, T lr, T one_minus_beta, T eta, T weight_decay_rate, "
-               "T beta_power, T rho", "T param, T m, T v",
+               "T one_minus_beta_power, T rho, T one_minus_rho", "T param, T m, T v",
                """m += one_minus_beta * (grad - m);
                   v += one_minus_beta * (grad * grad - v);
-                  T mt = m / (1 - beta_power);
-                  T vt = v / (1 - beta_power);
+                  T mt = m / one_minus_beta_power;
+                  T vt = v / one_minus_beta_power;
                   T mt2 = mt * mt;
-                  T s = (vt - mt2) / (1 - rho);
+                  T s = (vt - mt2) / one_minus_rho;
                   T factor = mt2 / (mt2 + rho * s);
                   factor = isnan(factor) ? (T)0 : min((T)1, max((T)0, factor));
                   param -= eta * (lr * mt * factor + weight_decay_rate * param);""",
                "msvag")(grad, hp.lr, 1 - hp.beta, hp.eta, hp.weight_decay_rate,
-                        beta_power, rho, param.array, self.state["m"],
+                        1 - beta_power, rho, 1 - rho, param.array, self.state["m"],
                         self.state["v"])
 
 

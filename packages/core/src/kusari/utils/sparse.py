@@ -82,12 +82,7 @@ class CooMatrix:
             x = xp.zeros((data.shape[0],) + self.shape, dtype=data.dtype)
             b = xp.broadcast_to(xp.arange(data.shape[0])[:, None], data.shape)
             idx = (b[valid], self.row[valid], self.col[valid])
-        if xp is numpy:
-            numpy.add.at(x, idx, data[valid])
-        else:  # pragma: no cover - needs CuPy
-            import cupyx
-
-            cupyx.scatter_add(x, idx, data[valid])
+        xp.add.at(x, idx, data[valid])
         return x
 
 

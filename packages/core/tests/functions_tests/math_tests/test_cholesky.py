@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import kusari
 import kusari.functions as F
 from kusari.testing import check_op
 from kusari.utils import type_check
@@ -13,8 +14,9 @@ def _spd(x):  # any square matrix -> a symmetric positive definite one
 
 
 def _op(x):
+    xp = kusari.backend.get_array_module(x)
     return F.cholesky(
-        (x + F.transpose(x)) * 0.5 + np.eye(x.shape[0], dtype=x.dtype) * 3
+        (x + F.transpose(x)) * 0.5 + xp.eye(x.shape[0], dtype=x.dtype) * 3
     )
 
 

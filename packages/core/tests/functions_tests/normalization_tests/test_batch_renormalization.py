@@ -33,9 +33,12 @@ def test_batch_renormalization(shape, float_dtype, device):
     rmean = np.full(3, 50.0, float_dtype)
     rvar = np.full(3, 100.0, float_dtype)
 
+    dev = kusari.get_device(device)
+
     def op(x, g, b):
-        return F.batch_renormalization(x, g, b, 1.5, 0.2, running_mean=rmean.copy(),
-                                       running_var=rvar.copy())
+        return F.batch_renormalization(
+            x, g, b, 1.5, 0.2,
+            running_mean=dev.send(rmean.copy()), running_var=dev.send(rvar.copy()))
 
     def ref(x, g, b):
         return _renorm_ref(x, g, b, 50.0, 100.0, 1.5, 0.2)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from kusari import backend
+from kusari.backends import cuda
 from kusari.function_node import FunctionNode
 from kusari.utils import type_check
 from kusari.variable import Variable
@@ -25,21 +28,33 @@ class ReLU(FunctionNode):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         y = self.get_retained_outputs()[0].array
-        return ReLUGrad(y > 0).apply(grad_outputs)
+        return ReLUGrad(y, from_output=True).apply(grad_outputs)
 
 
 class ReLUGrad(FunctionNode):
-    """``gy * (y > 0)``; linear in ``gy``, so it is its own derivative."""
+    """``gy * mask``; linear in ``gy``, so it is its own derivative.
 
-    def __init__(self, mask: Any) -> None:
+    Other activations reuse it with their own fixed factor as ``mask``. With
+    ``from_output=True``, ``mask`` is ReLU's output ``y`` and the factor is
+    ``y > 0``, formed in the same pass as the product.
+    """
+
+    def __init__(self, mask: Any, from_output: bool = False) -> None:
         self.mask = mask
+        self.from_output = from_output
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         (gy,) = inputs
-        return (gy * self.mask,)
+        if not self.from_output:
+            return (gy * self.mask,)
+        if isinstance(gy, numpy.ndarray):
+            return (gy * (self.mask > 0),)
+        return (cuda.elementwise(
+            "T y, T gy", "T gx", "gx = y > (T)0 ? gy : (T)0", "kusari_relu_bwd"
+        )(self.mask, gy),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return ReLUGrad(self.mask).apply(grad_outputs)
+        return ReLUGrad(self.mask, self.from_output).apply(grad_outputs)
 
 
 def relu(x: Any) -> Variable:

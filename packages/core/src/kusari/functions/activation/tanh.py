@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from kusari import backend
+from kusari.backends import cuda
 from kusari.function_node import FunctionNode
 from kusari.utils import force_array, type_check
 from kusari.variable import Variable
@@ -31,6 +34,10 @@ class TanhGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         y, gy = inputs
+        if not isinstance(y, numpy.ndarray):
+            return cuda.elementwise(
+                "T y, T gy", "T gx", "gx = gy * ((T)1 - y * y)", "kusari_tanh_bwd"
+            )(y, gy),
         one = y.dtype.type(1)
         return force_array(gy * (one - y * y)),
 

@@ -49,9 +49,6 @@ def scatter_add_flat(xp: Any, index: Any, values: Any, size: int, dtype: Any) ->
 
 def index_add(xp: Any, target: Any, slices: Any, values: Any) -> None:
     """In-place ``target[slices] += values`` that accumulates repeated indices."""
-    if xp is numpy:
-        numpy.add.at(target, slices, values)
-    else:  # pragma: no cover - needs CuPy
-        import cupyx
-
-        cupyx.scatter_add(target, slices, values)
+    # CuPy 14 spells its atomic scatter-add the NumPy way (``cupyx.scatter_add``
+    # is deprecated there).
+    xp.add.at(target, slices, values)

@@ -81,9 +81,7 @@ class EmbedIDGrad(FunctionNode):
                 starts = numpy.flatnonzero(numpy.r_[True, xs[1:] != xs[:-1]])
                 gW[xs[starts]] = numpy.add.reduceat(g2[order], starts, axis=0)
         else:
-            import cupyx
-
-            cupyx.scatter_add(gW, xf, g2)
+            xp.add.at(gW, xf, g2)
         return (gW,)
 
     def backward(self, indexes: Any, grads: Any) -> tuple[Any, ...]:

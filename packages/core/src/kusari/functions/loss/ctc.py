@@ -21,12 +21,7 @@ from kusari.variable import Variable
 
 
 def _scatter_add(xp: Any, a: Any, index: Any, values: Any) -> None:
-    if xp is numpy:
-        numpy.add.at(a, index, values)
-    else:  # pragma: no cover - needs CuPy
-        import cupyx
-
-        cupyx.scatter_add(a, index, values)
+    xp.add.at(a, index, values)
 
 
 class ConnectionistTemporalClassification(FunctionNode):
@@ -218,4 +213,11 @@ def connectionist_temporal_classification(
         label_length = xp.full(t_arr.shape[0], t_arr.shape[1] if t_arr.ndim == 2 else 0,
                                dtype=numpy.int32)
     node = ConnectionistTemporalClassification(int(blank_symbol), reduce)
-    return node.apply((as_array(input_length), as_array(label_length), t_arr, *x))[0]
+    # Labels and lengths are small host-side arrays more often than not; move
+    # them to x's device instead of failing deep inside an indexing kernel.
+    lengths_and_labels = (
+        xp.asarray(as_array(input_length)),
+        xp.asarray(as_array(label_length)),
+        xp.asarray(t_arr),
+    )
+    return node.apply((*lengths_and_labels, *x))[0]

@@ -31,4 +31,4 @@ def fix(x: Any) -> Variable:
         raise TypeError(
             f"fix: expected a Variable or an ndarray, got {type(x).__name__}"
         )
-    return Variable(force_array(xp.fix(x), x.dtype), requires_grad=False)
+    return Variable(force_array(xp.trunc(x), x.dtype), requires_grad=False)

@@ -29,7 +29,7 @@ class Fmod(FunctionNode):
         x, d = self.get_retained_inputs()
         xp = backend.get_array_module(x.array)
         gy = grad_outputs[0]
-        q = force_array(xp.fix(x.array / d.array), x.dtype)
+        q = force_array(xp.trunc(x.array / d.array), x.dtype)
         return tuple([gy if i == 0 else -(gy * q) for i in indexes])
 
 

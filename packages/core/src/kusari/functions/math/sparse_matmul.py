@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
 from kusari import backend
 from kusari.function_node import FunctionNode
 from kusari.utils import type_check
@@ -27,12 +25,7 @@ class _ScatterAddRows(FunctionNode):
         (v,) = inputs
         xp = backend.get_array_module(v)
         out = xp.zeros(self.shape, dtype=v.dtype)
-        if xp is numpy:
-            numpy.add.at(out, self.idx, v)
-        else:  # pragma: no cover - needs CuPy
-            import cupyx
-
-            cupyx.scatter_add(out, self.idx, v)
+        xp.add.at(out, self.idx, v)
         return (out,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -50,6 +43,9 @@ def _coo_times_dense(
     from kusari.functions.array.reshape import reshape
 
     xp = backend.get_array_module(data.array)
+    # Indices built on the host (e.g. by to_coo on a NumPy array) follow the data.
+    row = xp.asarray(row)
+    col = xp.asarray(col)
     valid = (row >= 0) & (col >= 0)
     if not bool(xp.all(valid)):  # padding: point at 0 and zero the value
         row = xp.where(valid, row, 0)

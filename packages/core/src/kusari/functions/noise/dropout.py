@@ -8,6 +8,7 @@ import numpy
 
 import kusari
 from kusari import backend
+from kusari.backends import cuda
 from kusari.function_node import FunctionNode
 from kusari.utils import type_check
 from kusari.variable import Variable, as_variable
@@ -43,10 +44,15 @@ class Dropout(FunctionNode):
             scale = x.dtype.type(1.0 / (1 - self.dropout_ratio))
             if xp is numpy:
                 flag = numpy.random.rand(*x.shape) >= self.dropout_ratio
+                self.mask = flag * scale
             else:  # pragma: no cover - needs CuPy
-                flag = (xp.random.rand(*x.shape, dtype=numpy.float32)
-                        >= self.dropout_ratio)
-            self.mask = flag * scale
+                # The mask and the product in one pass over the uniform draws.
+                u = xp.random.rand(*x.shape, dtype=numpy.float32)
+                self.mask, y = cuda.elementwise(
+                    "float32 u, T x, float32 ratio, T scale", "T mask, T y",
+                    "mask = u >= ratio ? scale : (T)0; y = x * mask",
+                    "kusari_dropout_fwd")(u, x, self.dropout_ratio, scale)
+                return y,
         else:
             mask = self.mask.array if isinstance(self.mask, Variable) else self.mask
             self.mask = xp.asarray(mask).astype(x.dtype, copy=False)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy
 
 from kusari import backend
+from kusari.backends import cuda
 from kusari.function_node import FunctionNode
 from kusari.functions.array.broadcast import broadcast_to
 from kusari.functions.array.cast import cast
@@ -114,6 +115,8 @@ class BatchNormalization(FunctionNode):
         cdt = stat_dtype(x.dtype)
         xc = x.astype(cdt, copy=False)
         mean = xc.mean(axis=axis)
+        if xp is not numpy:
+            return self._forward_gpu(x, xc, gamma, beta, mean, axis, bshape, m, cdt)
         xm = xc - mean.reshape(bshape)
         var = (xm * xm).mean(axis=axis)
         inv_std = 1 / xp.sqrt(var + cdt.type(self.eps))
@@ -124,6 +127,24 @@ class BatchNormalization(FunctionNode):
         self._axis, self._bshape, self._m = axis, bshape, m
         self.x_hat, self.inv_std = x_hat, inv_std
         return force_array(y, x.dtype),
+
+    def _forward_gpu(self, x: Any, xc: Any, gamma: Any, beta: Any, mean: Any,
+                     axis: tuple[int, ...], bshape: tuple[int, ...], m: int,
+                     cdt: Any) -> tuple[Any, ...]:
+        # Normalisation, scale and shift in one kernel; x_hat is kept for backward.
+        var = xc.var(axis=axis)
+        inv_std = 1 / cuda.cupy.sqrt(var + cdt.type(self.eps))
+        x_hat, y = cuda.elementwise(
+            "T x, C mean, C inv_std, C gamma, C beta", "C x_hat, T y",
+            "x_hat = ((C)x - mean) * inv_std; y = (T)(gamma * x_hat + beta)",
+            "kusari_bn_fwd",
+        )(x, mean.reshape(bshape), inv_std.reshape(bshape),
+          gamma.astype(cdt, copy=False).reshape(bshape),
+          beta.astype(cdt, copy=False).reshape(bshape))
+        update_running(self.running_mean, self.running_var, mean, var, self.decay, m)
+        self._axis, self._bshape, self._m = axis, bshape, m
+        self.x_hat, self.inv_std = x_hat, inv_std
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, gamma = self.get_retained_inputs()
@@ -156,6 +177,8 @@ class BatchNormalizationGrad(FunctionNode):
         x, gamma, gy = inputs
         axis, bshape = self.axis, self.bshape
         cdt = self.x_hat.dtype
+        if not isinstance(gy, numpy.ndarray):
+            return self._forward_gpu(x, gamma, gy, cdt)
         g = gy.astype(cdt, copy=False)
         gbeta = g.sum(axis=axis)
         ggamma = (g * self.x_hat).sum(axis=axis)
@@ -166,6 +189,25 @@ class BatchNormalizationGrad(FunctionNode):
                       - self.gbeta_mean.reshape(bshape))
         return (force_array(gx, x.dtype), force_array(ggamma, gamma.dtype),
                 force_array(gbeta, gamma.dtype))
+
+    def _forward_gpu(self, x: Any, gamma: Any, gy: Any, cdt: Any) -> tuple[Any, ...]:
+        # Both reductions read gy without a temporary; gx is one more pass.
+        axis, bshape = self.axis, self.bshape
+        gbeta = gy.sum(axis=axis, dtype=cdt)
+        ggamma = cuda.reduce(
+            "T gy, C x_hat", "C ggamma", "(C)gy * x_hat", "a + b", "ggamma = a", "0",
+            "kusari_bn_ggamma")(gy, self.x_hat, axis=axis)
+        self.gbeta_mean = gbeta / self.m
+        self.ggamma_mean = ggamma / self.m
+        scale = gamma.astype(cdt, copy=False) * self.inv_std
+        gx = cuda.elementwise(
+            "T gy, C x_hat, C scale, C ggamma_mean, C gbeta_mean", "T gx",
+            "gx = (T)(scale * ((C)gy - x_hat * ggamma_mean - gbeta_mean))",
+            "kusari_bn_bwd",
+        )(gy, self.x_hat, scale.reshape(bshape), self.ggamma_mean.reshape(bshape),
+          self.gbeta_mean.reshape(bshape))
+        return (gx, ggamma.astype(gamma.dtype, copy=False),
+                gbeta.astype(gamma.dtype, copy=False))
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         # Exact second-order terms. Per channel (E = mean over the m elements,
