@@ -14,10 +14,18 @@ class Sequential(ChainList):
     """Calls its layers one after another; links among them are children.
 
     Layers are any callables: links (registered as children ``'0'``, ``'1'``,
-    ... in link order) and plain functions such as ``F.relu``. A tuple
-    returned by one layer is spread as the arguments of the next. The
-    container behaves like a list (indexing, ``append``, ``insert``,
-    ``pop``, ``+``...).
+    ...) and plain functions such as ``F.relu``. A tuple returned by one
+    layer is spread as the arguments of the next. The container behaves like
+    a list (indexing, ``append``, ``insert``, ``pop``, ``+``...).
+
+    Children are numbered exactly as Chainer 7 numbers them, so that npz
+    files move between the two with the same names. That order is the link
+    order for up to two links, but not beyond: Chainer inserts a new link
+    into its children list at one past the position *among all layers* of
+    the first link before it. ``Sequential(l0, l1, l2)`` names ``l0, l2, l1``
+    as ``'0', '1', '2'``, and ``Sequential(l0, F.relu, l1, F.relu, l2)``
+    does the same; iterate over the Sequential itself (not
+    :meth:`children`) for the calling order.
 
     Args:
         layers: The callables, in calling order.
@@ -115,10 +123,22 @@ class Sequential(ChainList):
             ValueError: If ``layer`` is not callable.
         """
         _check_callable(layer)
+        n = len(self._layers)
+        if not -n <= i <= n:
+            raise IndexError(f"Index out of range: {i}")
+        if i < 0:
+            i += n
         self._layers.insert(i, layer)
         if isinstance(layer, Link):
-            # The children list mirrors the order of the links among layers.
-            self._children = [item for item in self._layers if isinstance(item, Link)]
+            # Chainer 7's rule, kept for its npz names (see the class doc): the
+            # slot is one past the layer position of the first earlier link.
+            slot = 0
+            if i > 0:
+                first = next(
+                    (j for j in range(i) if isinstance(self._layers[j], Link)), 0
+                )
+                slot = first + 1
+            self._children.insert(slot, layer)
             self._rename_children()
 
     def remove(self, layer: Callable[..., Any]) -> None:

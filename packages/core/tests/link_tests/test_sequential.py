@@ -50,6 +50,56 @@ def test_links_are_children_numbered_in_link_order():
     assert [n for n, _ in model.namedparams()] == ["/0/W", "/0/b", "/1/W", "/1/b"]
 
 
+def _shapes(model):
+    return [(n, p.shape) for n, p in model.namedparams()]
+
+
+def test_children_numbered_as_chainer_beyond_two_links():
+    # Chainer 7 numbers the children of a Sequential oddly from the third
+    # link on; npz files saved by Chainer carry those names. The expected
+    # lists below were printed by Chainer 7.8.1 for the same models.
+    model = Sequential(Affine(2, 3), Affine(3, 4), Affine(4, 5), Affine(5, 6))
+    assert _shapes(model) == [
+        ("/0/W", (3, 2)),
+        ("/0/b", (3,)),
+        ("/1/W", (6, 5)),
+        ("/1/b", (6,)),
+        ("/2/W", (5, 4)),
+        ("/2/b", (5,)),
+        ("/3/W", (4, 3)),
+        ("/3/b", (4,)),
+    ]
+    model = Sequential(
+        relu, Affine(2, 3), relu, Affine(3, 4), Affine(4, 5), Affine(5, 6)
+    )
+    assert [s for n, s in _shapes(model) if n.endswith("W")] == [
+        (3, 2),
+        (4, 3),
+        (6, 5),
+        (5, 4),
+    ]
+    x = numpy.ones((1, 2), numpy.float32)
+    assert model(x).shape == (1, 6)  # the calling order is the layer order
+    model = Sequential(Affine(2, 3), Affine(3, 4), Affine(4, 5))
+    model[1] = Affine(7, 7)
+    assert [s for n, s in _shapes(model) if n.endswith("W")] == [
+        (3, 2),
+        (7, 7),
+        (5, 4),
+    ]
+    model = Sequential(Affine(2, 3), relu, Affine(3, 4))
+    model.insert(1, Affine(9, 9))
+    assert [s for n, s in _shapes(model) if n.endswith("W")] == [
+        (3, 2),
+        (9, 9),
+        (4, 3),
+    ]
+    del model[0]
+    assert [s for n, s in _shapes(model) if n.endswith("W")] == [(9, 9), (4, 3)]
+    with pytest.raises(IndexError, match="out of range"):
+        model.insert(10, relu)
+
+
 def test_non_callable_rejected():
     with pytest.raises(ValueError, match="should be callable. But given 3"):
         Sequential(3)

@@ -66,7 +66,7 @@ def test_train_mode_updates_statistics(resnet50):
 
 def test_downsample_on_3x3_and_deeper_models(monkeypatch):
     monkeypatch.setattr(_common, "load_npz", lambda path, model: None)
-    model = L.ResNet101Layers(pretrained_model="unused.npz", downsample_1x1=False)
+    model = L.ResNet101Layers(pretrained_model="unused.npz", downsample_fb=True)
     np.testing.assert_array_equal(model.res4.b22.conv3.W.array, 0)  # zero init
     assert model.res3.a.conv1.stride == (1, 1) and model.res3.a.conv2.stride == (2, 2)
     assert model.count_params() == 44549224
@@ -120,3 +120,16 @@ def test_predict_oversample(resnet50):
     y = resnet50.predict([np.zeros((64, 64, 3), np.uint8)], oversample=True)
     assert y.shape == (1, 1000)
     np.testing.assert_allclose(y.array.sum(), 1, rtol=1e-5)
+
+
+def test_building_block_chainer_arguments():
+    # Chainer's names: n_layers (n_layer= deprecated) and downsample_fb.
+    with pytest.warns(DeprecationWarning, match="n_layers"):
+        block = resnet.BuildingBlock(n_layer=2, in_channels=3, mid_channels=2,
+                                     out_channels=4, stride=2)
+    assert block._forward == ["a", "b1"]
+    assert block.a.conv1.stride == (2, 2) and block.a.conv2.stride == (1, 1)
+    fb = resnet.BuildingBlock(1, 3, 2, 4, 2, downsample_fb=True)
+    assert fb.a.conv1.stride == (1, 1) and fb.a.conv2.stride == (2, 2)
+    with pytest.raises(TypeError, match="unexpected"):
+        resnet.BuildingBlock(1, 3, 2, 4, 2, downsample_1x1=True)

@@ -130,6 +130,22 @@ def test_save_load(tmp_path):
         np.testing.assert_array_equal(other(x).array, bn(x).array)
 
 
+def test_lazy_link_loads_running_averages(tmp_path):
+    # avg_mean / avg_var are persistent from the start, as in Chainer, so a
+    # lazy link takes them from an npz before its first forward.
+    bn = L.BatchNormalization(axis=(0, 2))
+    bn(_x((4, 3, 5)) + 2)
+    path = tmp_path / "bn.npz"
+    serializers.save_npz(str(path), bn)
+    lazy = L.BatchNormalization(axis=(0, 2))
+    serializers.load_npz(str(path), lazy)
+    np.testing.assert_array_equal(lazy.avg_mean, bn.avg_mean)
+    np.testing.assert_array_equal(lazy.avg_var, bn.avg_var)
+    x = _x((2, 3, 5), seed=4)
+    with kusari.using_config("train", False):
+        np.testing.assert_array_equal(lazy(x).array, bn(x).array)
+
+
 def test_bad_kwargs_and_repr():
     bn = L.BatchNormalization(2)
     with pytest.raises(ValueError, match="using_config"):

@@ -56,19 +56,34 @@ def test_nary():
     assert {n: p.shape for n, p in t.namedparams()} == {
         "/W_x/W": (20, 3),
         "/W_x/b": (20,),
-        "/W_h/W": (20, 8),
+        "/W_h1/W": (20, 4),
+        "/W_h2/W": (20, 4),
     }
     c1, c2, h1, h2 = (rng.standard_normal((2, 4)).astype(np.float32) for _ in range(4))
     x = rng.standard_normal((2, 3)).astype(np.float32)
     c, h = t(c1, c2, h1, h2, x)
-    z = _lin(t.W_x, x) + _lin(t.W_h, np.concatenate([h1, h2], 1))
+    z = _lin(t.W_x, x) + _lin(t.W_h1, h1) + _lin(t.W_h2, h2)
     rc, rh = _tree_ref([c1, c2], z, 4)
     np.testing.assert_allclose(h.array, rh, atol=1e-5)
     # missing children count as zeros
     c, h = t(None, c2, None, h2, x)
-    z = _lin(t.W_x, x) + _lin(t.W_h, np.concatenate([np.zeros_like(h2), h2], 1))
+    z = _lin(t.W_x, x) + _lin(t.W_h2, h2)
     rc, rh = _tree_ref([np.zeros_like(c2), c2], z, 4)
     np.testing.assert_allclose(c.array, rc, atol=1e-5)
+    # a None x counts as zeros
+    c, h = t(c1, c2, h1, h2, None)
+    z = t.W_x.b.array + _lin(t.W_h1, h1) + _lin(t.W_h2, h2)
+    rc, rh = _tree_ref([c1, c2], z, 4)
+    np.testing.assert_allclose(h.array, rh, atol=1e-5)
+
+
+def test_child_sum_none_x():
+    rng = np.random.default_rng(3)
+    t = L.ChildSumTreeLSTM(3, 4)
+    c1, h1 = (rng.standard_normal((2, 4)).astype(np.float32) for _ in range(2))
+    c, h = t(c1, h1, None)
+    c0, h0 = t(c1, h1, np.zeros((2, 3), np.float32))
+    np.testing.assert_allclose(h.array, h0.array)
 
 
 def test_tree_gradient():

@@ -107,16 +107,21 @@ class BatchNormalization(link.Link):
                 self.beta = variable.Parameter(
                     _param_initializer(initial_beta, 0, self._highprec_dtype)
                 )
-        if size is not None:
+        if size is None:
+            self.avg_mean = None
+            self.avg_var = None
+        else:
             self._initialize_params(size)
+        # Persistent even while None, so that a lazy link loads its running
+        # averages from an npz (before any forward), as in Chainer.
+        self.register_persistent("avg_mean")
+        self.register_persistent("avg_var")
 
     def _initialize_params(self, shape: Any) -> None:
         self.avg_mean = self._init_array(self._initial_avg_mean, 0, shape)
         self._initial_avg_mean = None
-        self.register_persistent("avg_mean")
         self.avg_var = self._init_array(self._initial_avg_var, 1, shape)
         self._initial_avg_var = None
-        self.register_persistent("avg_var")
         if self.gamma is not None:
             self.gamma.initialize(shape)
         if self.beta is not None:

@@ -13,6 +13,17 @@ from kusari.links.connection.linear import Linear
 from kusari.variable import Variable
 
 
+def _zero_input(link: Any, cs: tuple[Any, ...], hs: tuple[Any, ...]) -> Variable:
+    """Zeros in place of a None ``x``, sized from the first given state."""
+    given = [v for v in cs + hs if v is not None]
+    if not given:
+        raise ValueError("All inputs (cs, hs, x) are None.")
+    if link.in_size is None:
+        raise ValueError(f"{type(link).__name__}: x is None and in_size is unknown")
+    base = given[0]
+    return Variable(link.xp.zeros((base.shape[0], link.in_size), dtype=base.dtype))
+
+
 def _pad_zeros(
     link: Any, vs: tuple[Any, ...], shape: tuple[int, ...], dtype: Any
 ) -> tuple[Any, ...]:
@@ -28,7 +39,8 @@ class ChildSumTreeLSTM(Chain):
     ``forward(c_1, ..., c_N, h_1, ..., h_N, x)`` returns ``(c, h)``. The
     a, i, o gates see the sum of the children's ``h``; each child gets its
     own forget gate ``f_k = W_x^f x + W_h_f h_k``. ``None`` children count as
-    zeros; with no children the cell is ``c = sigmoid(i) tanh(a)``.
+    zeros (a None ``x`` too); with no children the cell is
+    ``c = sigmoid(i) tanh(a)``.
 
     Args:
         in_size: Input size (None: lazy).
@@ -56,6 +68,8 @@ class ChildSumTreeLSTM(Chain):
     def forward(self, *cshsx: Any) -> tuple[Variable, Variable]:
         n = (len(cshsx) - 1) // 2
         cs, hs, x = cshsx[:n], cshsx[n : 2 * n], cshsx[-1]
+        if x is None:
+            x = _zero_input(self, cs, hs)
         H = self.state_size
         wx = self.W_x(x)
         wx_aio, wx_f = _ops.split(wx, [3 * H, H], 1)
@@ -80,8 +94,9 @@ class NaryTreeLSTM(Chain):
     """N-ary Tree-LSTM (Tai et al., 2015, with Bowman et al.'s per-child forget gates).
 
     ``forward(c_1, ..., c_N, h_1, ..., h_N, x)`` returns ``(c, h)``, where
-    the gate input is ``W_x x + W_h [h_1, ..., h_N]``; ``None`` children
-    count as zeros.
+    the gate input is ``W_x x + W_h1 h_1 + ... + W_hN h_N`` (one Linear per
+    child, as in Chainer); ``None`` children (and a None ``x``) count as
+    zeros.
 
     Args:
         in_size: Input size (None: lazy).
@@ -107,7 +122,12 @@ class NaryTreeLSTM(Chain):
         self.n_ary = n_ary
         with self.init_scope():
             self.W_x = Linear(in_size, (3 + n_ary) * out_size)
-            self.W_h = Linear(n_ary * out_size, (3 + n_ary) * out_size, nobias=True)
+            for i in range(1, n_ary + 1):
+                setattr(
+                    self,
+                    f"W_h{i}",
+                    Linear(out_size, (3 + n_ary) * out_size, nobias=True),
+                )
 
     def forward(self, *cshsx: Any) -> tuple[Variable, Variable]:
         n = self.n_ary
@@ -117,10 +137,12 @@ class NaryTreeLSTM(Chain):
                 f"(c_1..c_{n}, h_1..h_{n}, x), got {len(cshsx)}"
             )
         cs, hs, x = cshsx[:n], cshsx[n : 2 * n], cshsx[-1]
+        if x is None:
+            x = _zero_input(self, cs, hs)
         shape = (x.shape[0], self.state_size)
         lstm_in = self.W_x(x)
-        if any(h is not None for h in hs):
-            hs = _pad_zeros(self, hs, shape, x.dtype)
-            lstm_in = lstm_in + self.W_h(_ops.concat(list(hs), 1))
+        for i, h in enumerate(hs, start=1):
+            if h is not None:
+                lstm_in = lstm_in + getattr(self, f"W_h{i}")(h)
         cs = _pad_zeros(self, cs, shape, x.dtype)
         return tree_lstm(*(tuple(cs) + (lstm_in,)))

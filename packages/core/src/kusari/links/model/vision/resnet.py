@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -43,8 +44,9 @@ class BottleneckA(link.Chain):
         out_channels: Output channels.
         stride: Stride of the block.
         initialW: Initializer of the filters.
-        downsample_1x1: Put the stride on the first 1x1 convolution
-            (original MSRA ResNet) rather than on the 3x3 one.
+        downsample_fb: Put the stride on the 3x3 convolution (Facebook's
+            ResNet) rather than on the first 1x1 one (the original MSRA
+            ResNet, the default).
     """
 
     def __init__(
@@ -54,10 +56,10 @@ class BottleneckA(link.Chain):
         out_channels: int,
         stride: int = 2,
         initialW: Any = None,
-        downsample_1x1: bool = True,
+        downsample_fb: bool = False,
     ) -> None:
         super().__init__()
-        stride_1x1, stride_3x3 = (stride, 1) if downsample_1x1 else (1, stride)
+        stride_1x1, stride_3x3 = (1, stride) if downsample_fb else (stride, 1)
         kw = {"initialW": initialW, "nobias": True}
         with self.init_scope():
             self.conv1 = Convolution2D(
@@ -109,33 +111,59 @@ class BottleneckB(link.Chain):
 
 
 class BuildingBlock(link.Chain):
-    """One :class:`BottleneckA` child ``a`` and ``n_layer - 1``
-    :class:`BottleneckB` children ``b1``, ``b2``, ..."""
+    """One :class:`BottleneckA` child ``a`` and ``n_layers - 1``
+    :class:`BottleneckB` children ``b1``, ``b2``, ...
+
+    Args:
+        n_layers: Number of bottlenecks (``n_layer=`` is accepted, deprecated,
+            as in Chainer).
+        in_channels, mid_channels, out_channels, stride, initialW,
+            downsample_fb: As for :class:`BottleneckA`.
+    """
 
     def __init__(
         self,
-        n_layer: int,
-        in_channels: int,
-        mid_channels: int,
-        out_channels: int,
-        stride: int,
+        n_layers: int | None = None,
+        in_channels: int | None = None,
+        mid_channels: int | None = None,
+        out_channels: int | None = None,
+        stride: int | None = None,
         initialW: Any = None,
-        downsample_1x1: bool = True,
+        downsample_fb: bool = False,
+        **kwargs: Any,
     ) -> None:
+        if "n_layer" in kwargs:
+            warnings.warn(
+                "Argument `n_layer` is deprecated. Please use `n_layers` instead",
+                DeprecationWarning,
+            )
+            n_layers = kwargs.pop("n_layer")
+        if kwargs:
+            raise TypeError(f"BuildingBlock: unexpected arguments {sorted(kwargs)}")
+        if n_layers is None:
+            raise TypeError("BuildingBlock: n_layers is required")
         super().__init__()
         with self.init_scope():
             self.a = BottleneckA(
-                in_channels,
-                mid_channels,
-                out_channels,
-                stride,
+                in_channels,  # type: ignore[arg-type]
+                mid_channels,  # type: ignore[arg-type]
+                out_channels,  # type: ignore[arg-type]
+                stride,  # type: ignore[arg-type]
                 initialW,
-                downsample_1x1,
+                downsample_fb,
             )
             self._forward = ["a"]
-            for i in range(1, n_layer):
+            for i in range(1, n_layers):
                 name = f"b{i}"
-                setattr(self, name, BottleneckB(out_channels, mid_channels, initialW))
+                setattr(
+                    self,
+                    name,
+                    BottleneckB(
+                        out_channels,  # type: ignore[arg-type]
+                        mid_channels,  # type: ignore[arg-type]
+                        initialW,
+                    ),
+                )
                 self._forward.append(name)
 
     def forward(self, x: Any) -> Any:
@@ -156,8 +184,9 @@ class ResNetLayers(_common.PretrainedLayers):
             conversion ``ResNet-{n}-model.npz`` from the model directory
             under the dataset root (never downloaded or converted).
         n_layers: 50, 101 or 152.
-        downsample_1x1: Put the stride 2 on the 1x1 convolutions (the
-            original MSRA ResNet) rather than on the 3x3 ones.
+        downsample_fb: Put the stride 2 on the 3x3 convolutions (Facebook's
+            ResNet) rather than on the 1x1 ones (the original MSRA ResNet,
+            the default).
 
     Attributes:
         available_layers: ``conv1``, ``pool1``, ``res2`` .. ``res5``,
@@ -165,7 +194,7 @@ class ResNetLayers(_common.PretrainedLayers):
     """
 
     def __init__(
-        self, pretrained_model: Any, n_layers: int, downsample_1x1: bool = True
+        self, pretrained_model: Any, n_layers: int, downsample_fb: bool = False
     ) -> None:
         super().__init__()
         if n_layers not in _BLOCKS:
@@ -184,12 +213,10 @@ class ResNetLayers(_common.PretrainedLayers):
         with self.init_scope():
             self.conv1 = Convolution2D(3, 64, 7, 2, 3, **conv_kwargs)
             self.bn1 = BatchNormalization(64)
-            self.res2 = BuildingBlock(block[0], 64, 64, 256, 1, init, downsample_1x1)
-            self.res3 = BuildingBlock(block[1], 256, 128, 512, 2, init, downsample_1x1)
-            self.res4 = BuildingBlock(block[2], 512, 256, 1024, 2, init, downsample_1x1)
-            self.res5 = BuildingBlock(
-                block[3], 1024, 512, 2048, 2, init, downsample_1x1
-            )
+            self.res2 = BuildingBlock(block[0], 64, 64, 256, 1, init, downsample_fb)
+            self.res3 = BuildingBlock(block[1], 256, 128, 512, 2, init, downsample_fb)
+            self.res4 = BuildingBlock(block[2], 512, 256, 1024, 2, init, downsample_fb)
+            self.res5 = BuildingBlock(block[3], 1024, 512, 2048, 2, init, downsample_fb)
             self.fc6 = Linear(2048, 1000)
         if pretrained_model and str(pretrained_model).endswith(".caffemodel"):
             _common.load_cached(
@@ -227,13 +254,13 @@ class ResNet50Layers(ResNetLayers):
         pretrained_model: None (random initialization, the default), a path
             to an npz, or ``'auto'`` (Chainer's cached conversion). See
             :class:`ResNetLayers`.
-        downsample_1x1: Stride on the 1x1 convolutions (original MSRA).
+        downsample_fb: Stride on the 3x3 convolutions (Facebook's ResNet).
     """
 
     def __init__(
-        self, pretrained_model: Any = None, downsample_1x1: bool = True
+        self, pretrained_model: Any = None, downsample_fb: bool = False
     ) -> None:
-        super().__init__(pretrained_model, 50, downsample_1x1)
+        super().__init__(pretrained_model, 50, downsample_fb)
 
 
 class ResNet101Layers(ResNetLayers):
@@ -241,13 +268,13 @@ class ResNet101Layers(ResNetLayers):
 
     Args:
         pretrained_model: As for :class:`ResNet50Layers`.
-        downsample_1x1: Stride on the 1x1 convolutions (original MSRA).
+        downsample_fb: Stride on the 3x3 convolutions (Facebook's ResNet).
     """
 
     def __init__(
-        self, pretrained_model: Any = None, downsample_1x1: bool = True
+        self, pretrained_model: Any = None, downsample_fb: bool = False
     ) -> None:
-        super().__init__(pretrained_model, 101, downsample_1x1)
+        super().__init__(pretrained_model, 101, downsample_fb)
 
 
 class ResNet152Layers(ResNetLayers):
@@ -255,13 +282,13 @@ class ResNet152Layers(ResNetLayers):
 
     Args:
         pretrained_model: As for :class:`ResNet50Layers`.
-        downsample_1x1: Stride on the 1x1 convolutions (original MSRA).
+        downsample_fb: Stride on the 3x3 convolutions (Facebook's ResNet).
     """
 
     def __init__(
-        self, pretrained_model: Any = None, downsample_1x1: bool = True
+        self, pretrained_model: Any = None, downsample_fb: bool = False
     ) -> None:
-        super().__init__(pretrained_model, 152, downsample_1x1)
+        super().__init__(pretrained_model, 152, downsample_fb)
 
 
 def prepare(image: Any, size: Any = (224, 224)) -> Any:
