@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import kusari
 import kusari.functions as F
 from kusari import Variable
 from kusari.testing import check_op
@@ -61,13 +62,14 @@ def test_softmax_cross_entropy_double_backprop(x_shape, t_shape, reduce, float_d
 @pytest.mark.parametrize("enable_double_backprop", [False, True])
 @pytest.mark.parametrize("reduce", ["mean", "no"])
 def test_softmax_cross_entropy_class_weight(reduce, enable_double_backprop,
-                                            float_dtype):
+                                            float_dtype, device):
     cw = np.array([0.5, 2.0, 1.5], dtype=float_dtype)
+    cw_dev = kusari.get_device(device).send(cw)
     check_op(lambda x, t: F.softmax_cross_entropy(
-                 x, t, class_weight=cw, reduce=reduce,
+                 x, t, class_weight=cw_dev, reduce=reduce,
                  enable_double_backprop=enable_double_backprop),
              lambda x, t: _ref(x, t, class_weight=cw.astype(np.float64), reduce=reduce),
-             [(5, 3), _labels((5,))], dtype=float_dtype,
+             [(5, 3), _labels((5,))], dtype=float_dtype, device=device,
              double_backward=enable_double_backprop)
 
 
@@ -79,17 +81,24 @@ def test_softmax_cross_entropy_cache_score(cache_score):
 
 
 @pytest.mark.parametrize("enable_double_backprop", [False, True])
-def test_softmax_cross_entropy_ignore_label(enable_double_backprop):
-    x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
-    t = np.array([0, 5, 2, 5], np.int32)
+def test_softmax_cross_entropy_ignore_label(enable_double_backprop, device):
+    x_host = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    t_host = np.array([0, 5, 2, 5], np.int32)
+    dev = kusari.get_device(device)
+    x, t = dev.send(x_host), dev.send(t_host)
     y = F.softmax_cross_entropy(x, t, ignore_label=5, reduce="no",
                                 enable_double_backprop=enable_double_backprop)
-    expected = _ref(x.astype(np.float64), t, ignore_label=5, reduce="no")
-    np.testing.assert_allclose(y.array, expected, rtol=1e-5)
-    assert y.array[1] == 0 and y.array[3] == 0
-    m = F.softmax_cross_entropy(x, t, ignore_label=5,
+    expected = _ref(x_host.astype(np.float64), t_host, ignore_label=5, reduce="no")
+    got = kusari.backend.CpuDevice().send(y.array)
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+    assert got[1] == 0 and got[3] == 0
+    xv = kusari.Variable(x)
+    m = F.softmax_cross_entropy(xv, t, ignore_label=5,
                                 enable_double_backprop=enable_double_backprop)
-    np.testing.assert_allclose(m.array, expected.sum() / 2, rtol=1e-5)
+    np.testing.assert_allclose(float(m.array), expected.sum() / 2, rtol=1e-5)
+    m.backward()
+    gx = kusari.backend.CpuDevice().send(xv.grad)
+    assert not gx[1].any() and not gx[3].any() and gx[0].any()
 
 
 def test_softmax_cross_entropy_all_ignored():
