@@ -135,13 +135,13 @@ def test_dilated_convolution_2d(device):
 
 def test_convolution_2d_large_matches_reference():
     # Several chunks of the column buffer.
-    from kusari.functions.connection import _conv_core
+    from kusari.functions.connection import _conv_common
 
     rng = np.random.default_rng(1)
     x = rng.standard_normal((5, 3, 9, 9))
     W = rng.standard_normal((4, 3, 3, 3))
-    old = _conv_core._CHUNK_BYTES
-    _conv_core._CHUNK_BYTES = 1
+    old = _conv_common._CHUNK_BYTES
+    _conv_common._CHUNK_BYTES = 1
     try:
         y = F.convolution_2d(x, W, stride=2, pad=1).array
         gy = rng.standard_normal(y.shape)
@@ -149,7 +149,7 @@ def test_convolution_2d_large_matches_reference():
         yv = F.convolution_2d(xv, Wv, stride=2, pad=1)
         gx, gW = kusari.grad([yv], [xv, Wv], [kusari.Variable(gy)])
     finally:
-        _conv_core._CHUNK_BYTES = old
+        _conv_common._CHUNK_BYTES = old
     np.testing.assert_allclose(y, conv_ref(x, W, stride=2, pad=1), atol=1e-10)
     xv2, Wv2 = kusari.Variable(x), kusari.Variable(W)
     yv2 = F.convolution_2d(xv2, Wv2, stride=2, pad=1)

@@ -5,49 +5,46 @@ input followed by one batched GEMM; the transposed convolution (the input
 gradient of a convolution) is one batched GEMM followed by ``col2im``, a
 scatter-add with one vectorised add per kernel offset.  Work is split into
 chunks of whole samples so that the column buffer stays cache sized.
+
+Small feature maps use a second, batch-innermost layout (``_conv_batch_inner``,
+which also holds the cost model that picks the layout per call); the scratch
+buffers, chunking and copy helpers that both layouts share are in
+``_conv_common``.
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
 from typing import Any
 
 import numpy
 
-# Target size of one column buffer (bytes); a chunk holds at least one sample.
-_CHUNK_BYTES = 64 << 20
+from kusari.functions.connection._conv_batch_inner import (
+    _BI_ROWS_PER_MOVED_DECONV,
+    _batch_inner,
+    _conv_forward_bi,
+    _conv_grad_weight_bi,
+    _conv_layout_is_bi,
+    _deconv_forward_bi,
+)
+from kusari.functions.connection._conv_common import (
+    _as_strided,
+    _chunk,
+    _deconv_pad_shape,
+    _is_pointwise,
+    _prod,
+    _small_ufunc_buffer,
+    _workspace,
+    _xp,
+    high_pad,
+)
+from kusari.functions.connection._conv_common import (
+    clear_workspace as clear_workspace,  # re-exported for callers
+)
+
 # Input planes of a transposed convolution at least this large use one GEMM
 # per sample (no transposes); measured no slower and it needs less memory.
 _LARGE_L = 4096
-
-
-_local = threading.local()
-
-
-def _workspace(slot: int, size: int, dtype: Any, xp: Any) -> Any:
-    """A reusable 1-d scratch array (per thread and slot) of at least ``size``.
-
-    Large temporaries freshly allocated on every call cost page faults each
-    time; the column buffers are reused instead (NumPy only: CuPy has its
-    own memory pool).  Never returned to callers.
-    """
-    dtype = numpy.dtype(dtype)
-    if xp is not numpy:
-        return xp.empty((size,), dtype=dtype)
-    bufs = getattr(_local, "bufs", None)
-    if bufs is None:
-        bufs = _local.bufs = {}
-    nbytes = size * dtype.itemsize
-    raw = bufs.get(slot)
-    if raw is None or raw.nbytes < nbytes:
-        raw = bufs[slot] = numpy.empty((nbytes,), dtype=numpy.uint8)
-    return raw[:nbytes].view(dtype)
-
-
-def clear_workspace() -> None:
-    """Release this thread's cached scratch buffers."""
-    _local.bufs = {}
 
 
 def as_tuple(value: Any, n: int, fname: str, argname: str) -> tuple[int, ...]:
@@ -70,10 +67,6 @@ def compute_dtype(dtype: Any, xp: Any) -> Any:
     if dtype == numpy.float16 and xp is numpy:
         return numpy.dtype(numpy.float32)
     return dtype
-
-
-def _as_strided(xp: Any) -> Any:
-    return xp.lib.stride_tricks.as_strided
 
 
 def pad_input(
@@ -101,31 +94,6 @@ def pad_input(
     return out
 
 
-def _xp(x: Any) -> Any:
-    return numpy if isinstance(x, numpy.ndarray) else _cupy()
-
-
-def _cupy() -> Any:
-    import cupy
-
-    return cupy
-
-
-def high_pad(
-    size: tuple[int, ...],
-    k: tuple[int, ...],
-    s: tuple[int, ...],
-    p: tuple[int, ...],
-    d: tuple[int, ...],
-    out: tuple[int, ...],
-) -> tuple[int, ...]:
-    """Padding needed after the end so that ``out`` windows fit."""
-    return tuple(
-        max(0, (o - 1) * st + (kk - 1) * dd + 1 - n - pp)
-        for n, kk, st, pp, dd, o in zip(size, k, s, p, d, out)
-    )
-
-
 def window_view(
     xpad: Any,
     k: tuple[int, ...],
@@ -147,17 +115,6 @@ def window_view(
     return _as_strided(_xp(xpad))(xpad, shape=shape, strides=strides)
 
 
-def _prod(t: tuple[int, ...]) -> int:
-    r = 1
-    for v in t:
-        r *= v
-    return r
-
-
-def _chunk(per_sample_elems: int, itemsize: int, n: int) -> int:
-    return max(1, min(n, _CHUNK_BYTES // max(1, per_sample_elems * itemsize)))
-
-
 def _col_source(
     x: Any,
     k: tuple[int, ...],
@@ -167,12 +124,7 @@ def _col_source(
     out: tuple[int, ...],
 ) -> tuple[Any, bool]:
     """Return (view (N, C, *k, *out), is_pointwise)."""
-    if (
-        all(v == 1 for v in k)
-        and all(v == 1 for v in s)
-        and not any(p)
-        and tuple(x.shape[2:]) == out
-    ):
+    if _is_pointwise(k, s, p, tuple(x.shape[2:]), out):
         return x.reshape(x.shape[:2] + k + out), True
     hi = high_pad(x.shape[2:], k, s, p, d, out)
     xpad = pad_input(x, p, hi)
@@ -219,6 +171,9 @@ def conv_forward(
     for v in out:
         L *= v
     W2 = xp.ascontiguousarray(W.reshape(groups, Og, K), dtype=cdt)
+    if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
+        y = _conv_forward_bi(x, W2, s, p, d, k, out, cdt)
+        return _finish(y, b, x.dtype)
     src, pointwise = _col_source(x, k, s, p, d, out)
     if pointwise and N == 1:
         y = xp.matmul(W2, src.reshape(groups, K, L).astype(cdt, copy=False))
@@ -226,16 +181,22 @@ def conv_forward(
         y = xp.empty((N, groups, Og, L), dtype=cdt)
         n = _chunk(groups * K * L, numpy.dtype(cdt).itemsize, N)
         buf = _workspace(0, groups * K * L * n, cdt, xp)
+        rbuf = _workspace(4, O * L * n, cdt, xp)
         for i in range(0, N, n):
             m = min(n, N - i)
             cols = _fill_cols(buf, src, i, m, nd)
-            r = xp.matmul(W2, cols.reshape(groups, K, m * L))
+            r = rbuf[: O * m * L].reshape(groups, Og, m * L)
+            xp.matmul(W2, cols.reshape(groups, K, m * L), out=r)
             y[i : i + m] = r.reshape(groups, Og, m, L).transpose(2, 0, 1, 3)
-    y = y.reshape((N, O) + out)
+    return _finish(y.reshape((N, O) + out), b, x.dtype)
+
+
+def _finish(y: Any, b: Any, dtype: Any) -> Any:
+    """Add the bias (per channel, axis 1) and cast back to ``dtype``."""
     if b is not None:
-        y += b.reshape((1, O) + (1,) * len(out)).astype(cdt, copy=False)
-    if y.dtype != x.dtype:
-        y = y.astype(x.dtype)
+        y += b.reshape((1, -1) + (1,) * (y.ndim - 2)).astype(y.dtype, copy=False)
+    if y.dtype != dtype:
+        y = y.astype(dtype)
     return y
 
 
@@ -263,6 +224,9 @@ def conv_grad_weight(
     L = 1
     for v in out:
         L *= v
+    if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
+        gW = _conv_grad_weight_bi(x, gy, s, p, d, k, groups, cdt).swapaxes(-1, -2)
+        return gW.reshape(w_shape).astype(x.dtype, copy=False)
     gy4 = gy.reshape(N, groups, Og, L)
     src, _ = _col_source(x, k, s, p, d, out)
     n = _chunk(groups * K * L, numpy.dtype(cdt).itemsize, N)
@@ -297,12 +261,13 @@ def col2im_add(
     """``ypad[:, :, s*i + d*kk] += col[:, :, kk, i]`` (one add per kernel offset)."""
     nd = len(k)
     lead = (slice(None), slice(None))
-    for off in itertools.product(*[range(v) for v in k]):
-        sl = tuple(
-            slice(o * dd, o * dd + (n - 1) * st + 1, st)
-            for o, dd, n, st in zip(off, d, insz, s)
-        )
-        ypad[lead + sl] += col[lead + off + (slice(None),) * nd]
+    with _small_ufunc_buffer(ypad):
+        for off in itertools.product(*[range(v) for v in k]):
+            sl = tuple(
+                slice(o * dd, o * dd + (n - 1) * st + 1, st)
+                for o, dd, n, st in zip(off, d, insz, s)
+            )
+            ypad[lead + sl] += col[lead + off + (slice(None),) * nd]
 
 
 def deconv_forward(
@@ -335,19 +300,22 @@ def deconv_forward(
     W2 = xp.ascontiguousarray(
         W.reshape(groups, Cing, Coutg * Kk).swapaxes(1, 2), dtype=cdt
     )
-    x4 = x.reshape(N, groups, Cing, Lin)
-    pointwise = (
-        all(v == 1 for v in k) and all(v == 1 for v in s) and not any(p) and insz == out
-    )
+    pointwise = _is_pointwise(k, s, p, insz, out)
     per_sample = not pointwise and Lin >= _LARGE_L
+    # Sample-major col2im adds rows of insz[-1] elements.
+    rows = 0 if pointwise else N * Cout * Kk * (Lin // insz[-1])
+    moved = N * (Cin * Lin + Cout * _prod(out))
+    bi = _batch_inner(xp, N, rows, moved, _BI_ROWS_PER_MOVED_DECONV)
+    if not per_sample and bi:
+        y = _deconv_forward_bi(x, W2, s, p, d, k, out, cdt)
+        return _finish(y, b, x.dtype)
+    x4 = x.reshape(N, groups, Cing, Lin)
     n = 1 if per_sample else _chunk(Cout * Kk * Lin, numpy.dtype(cdt).itemsize, N)
     y = xp.empty((N, Cout) + out, dtype=cdt)
+    cbuf = _workspace(4, Cout * Kk * Lin * n, cdt, xp)
     if not pointwise:
         # Padded output region that every window write lands in.
-        P = tuple(
-            max(o + 2 * pp, (nn - 1) * st + (kk - 1) * dd + 1)
-            for o, pp, nn, st, kk, dd in zip(out, p, insz, s, k, d)
-        )
+        P = _deconv_pad_shape(out, p, insz, s, k, d)
         ypad = _workspace(2, n * Cout * _prod(P), cdt, xp).reshape((n, Cout) + P)
         crop = (slice(None), slice(None)) + tuple(
             slice(pp, pp + o) for pp, o in zip(p, out)
@@ -355,7 +323,8 @@ def deconv_forward(
     if per_sample:
         # Long rows: one GEMM per sample on x as it is (no transposes).
         for i in range(N):
-            col = xp.matmul(W2, x4[i].astype(cdt, copy=False))
+            col = cbuf.reshape(groups, Coutg * Kk, Lin)
+            xp.matmul(W2, x4[i].astype(cdt, copy=False), out=col)
             ypad.fill(0)
             col2im_add(col.reshape((1, Cout) + k + insz), ypad, k, s, d, insz)
             y[i] = ypad[crop][0]
@@ -365,7 +334,8 @@ def deconv_forward(
             m = min(n, N - i)
             xt = xbuf[: groups * Cing * m * Lin].reshape(groups, Cing, m, Lin)
             xt[...] = x4[i : i + m].transpose(1, 2, 0, 3)
-            col = xp.matmul(W2, xt.reshape(groups, Cing, m * Lin))
+            col = cbuf[: Cout * Kk * m * Lin].reshape(groups, Coutg * Kk, m * Lin)
+            xp.matmul(W2, xt.reshape(groups, Cing, m * Lin), out=col)
             # (Cout, *k, m, *in) -> view as (m, Cout, *k, *in)
             col = col.reshape((Cout,) + k + (m,) + insz)
             col = col.transpose(
@@ -378,8 +348,4 @@ def deconv_forward(
             yp.fill(0)
             col2im_add(col, yp, k, s, d, insz)
             y[i : i + m] = yp[crop]
-    if b is not None:
-        y += b.reshape((1, Cout) + (1,) * len(out)).astype(cdt, copy=False)
-    if y.dtype != x.dtype:
-        y = y.astype(x.dtype)
-    return y
+    return _finish(y, b, x.dtype)

@@ -1,0 +1,172 @@
+"""Low-level helpers shared by the convolution kernels (N-d, device agnostic).
+
+The array module of an array, window geometry, the per-thread scratch
+buffers that the column layouts reuse, the chunking of those buffers, an
+L1-blocked copy for transposes whose source is strided along the batch axis,
+and the ufunc-buffer setting under which col2im adds in place.  Used by
+``_conv_core`` (sample-major layout, public entry points) and
+``_conv_batch_inner`` (batch-innermost layout).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy
+
+# Target size of one column buffer (bytes); a chunk holds at least one sample.
+_CHUNK_BYTES = 64 << 20
+
+
+_local = threading.local()
+
+
+def _workspace(slot: int, size: int, dtype: Any, xp: Any) -> Any:
+    """A reusable 1-d scratch array (per thread and slot) of at least ``size``.
+
+    Large temporaries freshly allocated on every call cost page faults each
+    time; the column buffers are reused instead (NumPy only: CuPy has its
+    own memory pool).  Never returned to callers.
+    """
+    dtype = numpy.dtype(dtype)
+    if xp is not numpy:
+        return xp.empty((size,), dtype=dtype)
+    bufs = getattr(_local, "bufs", None)
+    if bufs is None:
+        bufs = _local.bufs = {}
+    nbytes = size * dtype.itemsize
+    raw = bufs.get(slot)
+    if raw is None or raw.nbytes < nbytes:
+        raw = bufs[slot] = numpy.empty((nbytes,), dtype=numpy.uint8)
+    return raw[:nbytes].view(dtype)
+
+
+def clear_workspace() -> None:
+    """Release this thread's cached scratch buffers."""
+    _local.bufs = {}
+
+
+def _as_strided(xp: Any) -> Any:
+    return xp.lib.stride_tricks.as_strided
+
+
+def _xp(x: Any) -> Any:
+    return numpy if isinstance(x, numpy.ndarray) else _cupy()
+
+
+def _cupy() -> Any:
+    import cupy
+
+    return cupy
+
+
+def _prod(t: tuple[int, ...]) -> int:
+    r = 1
+    for v in t:
+        r *= v
+    return r
+
+
+def _chunk(per_sample_elems: int, itemsize: int, n: int) -> int:
+    return max(1, min(n, _CHUNK_BYTES // max(1, per_sample_elems * itemsize)))
+
+
+def high_pad(
+    size: tuple[int, ...],
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    out: tuple[int, ...],
+) -> tuple[int, ...]:
+    """Padding needed after the end so that ``out`` windows fit."""
+    return tuple(
+        max(0, (o - 1) * st + (kk - 1) * dd + 1 - n - pp)
+        for n, kk, st, pp, dd, o in zip(size, k, s, p, d, out)
+    )
+
+
+def _is_pointwise(
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    insz: tuple[int, ...],
+    out: tuple[int, ...],
+) -> bool:
+    """A 1x1 convolution whose columns are the input itself."""
+    return (
+        all(v == 1 for v in k)
+        and all(v == 1 for v in s)
+        and not any(p)
+        and tuple(insz) == tuple(out)
+    )
+
+
+def _deconv_pad_shape(
+    out: tuple[int, ...],
+    p: tuple[int, ...],
+    insz: tuple[int, ...],
+    s: tuple[int, ...],
+    k: tuple[int, ...],
+    d: tuple[int, ...],
+) -> tuple[int, ...]:
+    """Padded output region of a transposed convolution that every window
+    write lands in."""
+    return tuple(
+        max(o + 2 * pp, (nn - 1) * st + (kk - 1) * dd + 1)
+        for o, pp, nn, st, kk, dd in zip(out, p, insz, s, k, d)
+    )
+
+
+# Elements of the source read per copy by _blocked_copy (about L1 sized).
+_COPY_BLOCK = 8192
+
+
+def _blocked_copy(dst: Any, src: Any) -> None:
+    """``dst[...] = src`` for ``src`` strided along axis 0, in pieces.
+
+    NumPy copies in the order of ``dst``, so each cache line of ``src`` (a run
+    along axis 0) serves several consecutive samples; a pass over one sample
+    must therefore touch no more lines than the L1 cache keeps, i.e. about
+    ``_COPY_BLOCK / N`` elements of a sample per copy.
+    """
+    shape = dst.shape
+    block = max(16, _COPY_BLOCK // max(1, shape[0]))
+    if dst.ndim < 2 or _prod(tuple(shape[1:])) <= block:
+        dst[...] = src
+        return
+    a = 1
+    while _prod(tuple(shape[a + 1 :])) > block:
+        a += 1
+    step = max(1, block // _prod(tuple(shape[a + 1 :])))
+    for outer in itertools.product(*[range(v) for v in shape[1:a]]):
+        for i in range(0, shape[a], step):
+            idx = (slice(None),) + outer + (slice(i, i + step),)
+            dst[idx] = src[idx]
+
+
+# NumPy ufunc buffer size (elements) while col2im adds strided blocks.
+_ADD_BUFSIZE = 1024
+
+
+@contextlib.contextmanager
+def _small_ufunc_buffer(a: Any) -> Iterator[None]:
+    """Shrink NumPy's ufunc buffer for the duration of the block.
+
+    With the default size (8192) NumPy runs an in-place add whose operands
+    are strided blocks of rows shorter than about 2K elements through its
+    buffers, three to four times slower than adding the rows where they are;
+    a small buffer makes it add in place.  (The setting is context local.)
+    """
+    if not isinstance(a, numpy.ndarray):
+        yield
+        return
+    old = numpy.setbufsize(_ADD_BUFSIZE)
+    try:
+        yield
+    finally:
+        numpy.setbufsize(old)
