@@ -47,6 +47,10 @@ def avgpool_ref(x, ksize, stride=None, pad=0, pad_value=0):
         ((2, 3, 5, 6), {"ksize": 2}),
         ((2, 2, 5, 6), {"ksize": 3, "stride": 2, "pad": 1}),
         ((1, 2, 7, 5), {"ksize": (3, 2), "stride": (2, 1), "pad": (1, 0)}),
+        # global window (one reduction), disjoint windows with gaps, stride 1
+        ((2, 3, 7, 7), {"ksize": 7}),
+        ((2, 3, 7, 8), {"ksize": 2, "stride": 3}),
+        ((2, 3, 6, 7), {"ksize": 3, "stride": 1, "pad": 1}),
     ],
 )
 def test_average_pooling_2d(shape, kw, float_dtype, device):
@@ -87,6 +91,30 @@ def test_average_pooling_nd(shape, kw, float_dtype, device):
     )
 
 
+@pytest.mark.parametrize("pad_value", [0, None])
+def test_average_pooling_blocked_matches(monkeypatch, pad_value):
+    # one plane per block in the phase-split kernels and their adjoint
+    from kusari import Variable, grad
+    from kusari.functions.pooling import _pool_core
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 9, 8))
+    gy = rng.standard_normal((2, 3, 5, 4))
+
+    def run():
+        xv = Variable(x)
+        y = F.average_pooling_nd(xv, 3, 2, 1, pad_value=pad_value)
+        (gx,) = grad([y], [xv], [Variable(gy)])
+        return y.array, gx.array
+
+    y_ref, gx_ref = run()
+    monkeypatch.setattr(_pool_core, "_CHUNK_BYTES", 1)
+    y, gx = run()
+    np.testing.assert_allclose(y, avgpool_ref(x, 3, 2, 1, pad_value))
+    np.testing.assert_allclose(y, y_ref)
+    np.testing.assert_allclose(gx, gx_ref)
+
+
 def test_average_pooling_errors():
     with pytest.raises(ValueError, match="average_pooling_nd"):
         F.average_pooling_nd(np.zeros((1, 1, 4), np.float32), 2, pad_value=1)
@@ -123,6 +151,8 @@ def unpool_ref(x, ksize, stride=None, pad=0, outsize=None, cover_all=True):
         ((2, 3, 3, 2), {"ksize": 2, "cover_all": False}),
         ((1, 2, 3, 3), {"ksize": 3, "stride": 2, "pad": 1}),
         ((1, 2, 3, 3), {"ksize": (3, 2), "stride": (2, 1), "outsize": (6, 4)}),
+        ((2, 3, 3, 2), {"ksize": 2, "stride": 3, "cover_all": False}),
+        ((2, 3, 1, 1), {"ksize": 5, "cover_all": False}),
     ],
 )
 def test_unpooling_2d(shape, kw, float_dtype, device):

@@ -1,16 +1,28 @@
 """Array kernels of the pooling family (N-d, device agnostic).
 
-Every kernel works on strided slices of the padded input, one vectorised
-operation per kernel offset (``prod(ksize)`` iterations, never per pixel):
+Windows of stride ``s`` read the input with stride ``s``, and on NumPy such
+strided element-wise operations run about five times slower than contiguous
+ones (no SIMD, short inner loops).  Where windows overlap, the kernels first
+split each padded input plane into its stride phases (:class:`_Phases`,
+"space to depth"); every kernel offset is then one contiguous 1-d operation
+over whole planes.  Disjoint windows inside the input are read in place
+(:class:`_Direct`): each element is read once anyway.  Windows that tile the
+input are reduced by one reshape where that is cheaper (global pooling, tiny
+inputs, GPU).
 
-* max pooling: running ``maximum``; the argmax (first maximum in the window,
-  flattened over the kernel axes) is recovered by comparing with the result,
-* index scatter / gather: the backward of max pooling and ``upsampling_2d``,
-* sum pooling and its adjoint (unpooling): average pooling and ``unpooling_nd``.
+When a backward may follow, max pooling finds the in-window argmax in the
+same passes as the maximum, so its backward is a scatter of the gradient at
+the argmax (``np.add.at`` where windows overlap, plain or masked dense writes
+where they do not) rather than a second search; the double backward gathers
+at the same positions.  Sum pooling's adjoint (average pooling's backward,
+unpooling) accumulates into the phase layout and merges it back.
+
+On NumPy the work is blocked over groups of planes (``_CHUNK_BYTES``).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any
 
@@ -32,6 +44,21 @@ def as_tuple(value: Any, n: int, fname: str, argname: str) -> tuple[int, ...]:
     if len(t) != n:
         raise ValueError(f"{fname}: {argname} must have {n} elements, got {value!r}")
     return t
+
+
+def _prod(values: Any) -> int:
+    r = 1
+    for v in values:
+        r *= int(v)
+    return r
+
+
+def _strides(shape: Any) -> tuple[int, ...]:
+    """Row-major element strides of ``shape``."""
+    st = [1] * len(shape)
+    for a in range(len(shape) - 2, -1, -1):
+        st[a] = st[a + 1] * shape[a + 1]
+    return tuple(st)
 
 
 class PoolParams:
@@ -76,14 +103,20 @@ class PoolParams:
     def offsets(self) -> list[tuple[int, ...]]:
         return list(itertools.product(*[range(v) for v in self.k]))
 
-    def window(self, off: tuple[int, ...], out: tuple[int, ...]) -> tuple[slice, ...]:
-        return (slice(None), slice(None)) + tuple(
-            slice(o, o + (n - 1) * s + 1, s) for o, n, s in zip(off, out, self.s)
-        )
-
     def crop(self, insz: tuple[int, ...]) -> tuple[slice, ...]:
         return (slice(None), slice(None)) + tuple(
             slice(p, p + n) for p, n in zip(self.p, insz)
+        )
+
+    def overlapping(self, out: tuple[int, ...]) -> bool:
+        """Whether an input position can lie in more than one of the windows."""
+        return any(s < k and o > 1 for s, k, o in zip(self.s, self.k, out))
+
+    def tiles(self, insz: tuple[int, ...], out: tuple[int, ...]) -> bool:
+        """Whether the windows partition the input exactly."""
+        return not any(self.p) and all(
+            (s == k or o == 1) and o * k == n
+            for s, k, o, n in zip(self.s, self.k, out, insz)
         )
 
 
@@ -95,205 +128,518 @@ def _xp(x: Any) -> Any:
     return cupy
 
 
-# Samples per chunk are chosen so that one chunk of the input stays in cache
-# across the prod(ksize) passes over it.
+# Input bytes per block of planes.  Measured on the AlexNet pool1 case
+# (64 x 96 x 55 x 55, 3 x 3 stride 2): 256 KiB blocks spend more in per-call
+# overhead than they gain in cache hits, 8 MiB blocks fall out of cache;
+# 1 to 4 MiB are within noise of each other.
 _CHUNK_BYTES = 2 << 20
 
 
-def _chunks(x: Any) -> list[slice]:
-    n = x.shape[0]
-    per = x[0:1].nbytes if n else 1
-    step = max(1, min(n, _CHUNK_BYTES // max(1, per)))
-    return [slice(i, i + step) for i in range(0, n, step)]
+def _step(x: Any, nplanes: int, plane_bytes: int) -> int:
+    """Planes per block (all of them off NumPy, where launches cost more)."""
+    if not isinstance(x, numpy.ndarray):
+        return max(1, nplanes)
+    return max(1, min(nplanes, _CHUNK_BYTES // max(1, plane_bytes)))
 
 
-# On NumPy the single reshape-and-max reduction (over short strided window
-# axes) only beats the running maximum below ~512 elements: at LeNet sizes
-# (100, 6, 24, 24) it took 7.2 ms against 0.22 ms for the running maximum.
-_NUMPY_REDUCE_MAX = 512
+class _Phases:
+    """Space-to-depth layout of one plane of a padded pooling input.
+
+    Along each axis, padded position ``q * s + d`` (``d < min(s, k)``) goes
+    to phase ``d``, row ``q``.  Kernel offset ``o`` then reads, for
+    consecutive outputs, consecutive rows of phase ``o % s`` starting at row
+    ``o // s``.  Each phase plane has ``R = out + (k - 1) // s`` rows per axis
+    (one more on the first axis when an inner axis shifts), so the reads of
+    one kernel offset over a whole plane are a single run of ``L`` elements:
+    outputs ``(i_0, ..., i_n)`` land at row-major position ``i`` in an
+    ``(out_0, R_1, ..., R_n)`` "extended" array whose surplus rows are junk
+    and are dropped.  Positions outside the input (padding, and beyond it for
+    ``cover_all``) hold the fill value.
+    """
+
+    def __init__(
+        self, pp: PoolParams, insz: tuple[int, ...], out: tuple[int, ...]
+    ) -> None:
+        k, s, p = pp.k, pp.s, pp.p
+        self.nph = tuple(min(a, b) for a, b in zip(s, k))
+        shift = [(kk - 1) // ss for kk, ss in zip(k, s)]
+        R = [o + m for o, m in zip(out, shift)]
+        if any(shift[1:]):
+            R[0] += 1
+        self.R = tuple(R)
+        rstr = _strides(R)
+        self.size = _prod(R)
+        self.nphases = _prod(self.nph)
+        self.L = out[0] * rstr[0]
+        self.ext = (self.L,)
+        self._grid = (out[0],) + self.R[1:]
+        self.valid = (slice(None), slice(None)) + tuple(slice(0, o) for o in out[1:])
+        self.trivial_ext = self.R[1:] == out[1:]
+        phstr = _strides(self.nph)
+        # (phase index, flat shift) of each kernel offset, in row-major order
+        self.taps = [
+            (
+                sum((d % ss) * st for d, ss, st in zip(off, s, phstr)),
+                sum((d // ss) * st for d, ss, st in zip(off, s, rstr)),
+            )
+            for off in pp.offsets()
+        ]
+        # Per phase: slices of the phase rows backed by input and of the
+        # input itself, and the slabs of rows that are not.
+        self.copies: list[Any] = []
+        covered: list[set[int]] = [set() for _ in insz]
+        for ph in itertools.product(*[range(n) for n in self.nph]):
+            dst: list[slice] = []
+            src: list[slice] = []
+            rest: list[tuple[slice, ...]] = []
+            for a, (d, ss, pa, n, Ra) in enumerate(zip(ph, s, p, insz, self.R)):
+                lo = max(0, -((d - pa) // ss))
+                hi = min(Ra, (n - 1 + pa - d) // ss + 1)
+                lead = (slice(None),) * a
+                if hi <= lo:
+                    dst = []
+                    break
+                start = d + ss * lo - pa
+                dst.append(slice(lo, hi))
+                src.append(slice(start, start + ss * (hi - lo - 1) + 1, ss))
+                covered[a].update(range(start, start + ss * (hi - lo), ss))
+                if lo:
+                    rest.append(lead + (slice(0, lo),))
+                if hi < Ra:
+                    rest.append(lead + (slice(hi, Ra),))
+            self.copies.append((tuple(dst), tuple(src), rest) if dst else None)
+        self.full_cover = all(len(c) == n for c, n in zip(covered, insz))
+
+    def split(self, xc: Any, fill: float) -> Any:
+        """``(P, *insz)`` planes to ``(P, nphases, size)`` phase planes."""
+        xp = _xp(xc)
+        P = xc.shape[0]
+        ph = xp.empty((P, self.nphases) + self.R, dtype=xc.dtype)
+        lead = (slice(None),)
+        for i, c in enumerate(self.copies):
+            d = ph[:, i]
+            if c is None:
+                d.fill(fill)
+                continue
+            dst, src, rest = c
+            d[lead + dst] = xc[lead + src]
+            for r in rest:
+                d[lead + r] = fill
+        return ph.reshape(P, self.nphases, self.size)
+
+    def merge(self, G: Any, res: Any) -> None:
+        """Adjoint of :meth:`split`: ``(P, nphases, size)`` into ``res``.
+
+        ``res`` must be zero wherever no phase row maps (``full_cover``).
+        """
+        G = G.reshape((G.shape[0], self.nphases) + self.R)
+        lead = (slice(None),)
+        for i, c in enumerate(self.copies):
+            if c is not None:
+                dst, src, _ = c
+                res[lead + src] = G[:, i][lead + dst]
+
+    def to_ext(self, buf: Any, a: Any) -> Any:
+        """``a`` ``(P, *out)`` placed in the extended layout ``(P, L)``.
+
+        ``buf``'s junk entries are left as they are (callers zero them once).
+        """
+        if self.trivial_ext:
+            return a.reshape(a.shape[0], self.L)
+        buf.reshape((buf.shape[0],) + self._grid)[self.valid] = a
+        return buf
+
+    def from_ext(self, ext: Any) -> Any:
+        """The ``(P, *out)`` view of the outputs in an extended ``(P, L)``."""
+        return ext.reshape((ext.shape[0],) + self._grid)[self.valid]
+
+    def block_bytes(self, itemsize: int) -> int:
+        return self.nphases * self.size * itemsize
+
+    def tap_views(self, xc: Any, fill: float) -> list[Any]:
+        """The ``(P, L)`` input of each kernel offset for planes ``xc``."""
+        ph = self.split(xc, fill)
+        L = self.L
+        return [ph[:, p, s : s + L] for p, s in self.taps]
 
 
-def max_forward(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
-    """Max over each window (running ``maximum``, one op per kernel offset)."""
-    if (
-        x.nbytes <= _CHUNK_BYTES
-        and (x.size <= _NUMPY_REDUCE_MAX or not isinstance(x, numpy.ndarray))
-        and pp.s == pp.k
-        and not any(pp.p)
-        and all(n == o * k for n, o, k in zip(x.shape[2:], out, pp.k))
-    ):
-        # Small input, windows tile it exactly: one reduction (low overhead).
-        split = x.shape[:2] + tuple(v for o, k in zip(out, pp.k) for v in (o, k))
-        axes = tuple(range(3, 3 + 2 * len(out), 2))
-        return x.reshape(split).max(axis=axes)
-    parts = _chunks(x)
-    if len(parts) == 1:
-        return _max_forward(x, pp, out)
-    y = _xp(x).empty(x.shape[:2] + out, dtype=x.dtype)
-    for sl in parts:
-        y[sl] = _max_forward(x[sl], pp, out)
-    return y
+class _Direct:
+    """Windows read in place: strided views of the (padded) input.
+
+    On NumPy used only when windows are disjoint and inside the input
+    (``disjoint``), where each element is read once and the phase split
+    would only add a copy; on a GPU strided reads cost little, so always.
+    """
+
+    def __init__(self, pp: PoolParams, insz: tuple[int, ...], out: tuple[int, ...]):
+        self.ext = out
+        self.P = pp.padded(insz, out)
+        self.padded = self.P != tuple(insz)
+        self.crop = (slice(None),) + tuple(slice(p, p + n) for p, n in zip(pp.p, insz))
+        self.disjoint = not self.padded and not pp.overlapping(out)
+        self.size = _prod(self.P)
+        self.wins = [
+            (slice(None),)
+            + tuple(slice(d, d + (o - 1) * s + 1, s) for d, o, s in zip(off, out, pp.s))
+            for off in pp.offsets()
+        ]
+
+    def block_bytes(self, itemsize: int) -> int:
+        return self.size * itemsize
+
+    def tap_views(self, xc: Any, fill: float) -> list[Any]:
+        if self.padded:
+            xpad = _xp(xc).full((xc.shape[0],) + self.P, fill, dtype=xc.dtype)
+            xpad[self.crop] = xc
+            xc = xpad
+        return [xc[w] for w in self.wins]
+
+    @staticmethod
+    def from_ext(ext: Any) -> Any:
+        return ext
+
+    def unpool(self, gs: Any, tiles: bool) -> Any:
+        """Adjoint of summing the windows: ``(P, *out)`` to ``(P, *insz)``."""
+        xp = _xp(gs)
+        if self.disjoint:
+            res = (xp.empty if tiles else xp.zeros)(
+                (gs.shape[0],) + self.P, dtype=gs.dtype
+            )
+            for w in self.wins:
+                res[w] = gs
+            return res
+        res = xp.zeros((gs.shape[0],) + self.P, dtype=gs.dtype)
+        for w in self.wins:
+            res[w] += gs
+        return res[self.crop] if self.padded else res
 
 
-def max_backward(x: Any, y: Any, g: Any, pp: PoolParams) -> Any:
-    """Gradient of max pooling (see :func:`_max_backward`), chunked over samples."""
-    parts = _chunks(x)
-    if len(parts) == 1:
-        return _max_backward(x, y, g, pp)
-    gx = _xp(x).empty(x.shape, dtype=g.dtype)
-    for sl in parts:
-        gx[sl] = _max_backward(x[sl], y[sl], g[sl], pp)
-    return gx
+@functools.lru_cache(maxsize=256)
+def _make_layout(
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    insz: tuple[int, ...],
+    out: tuple[int, ...],
+    phases: bool,
+) -> _Phases | _Direct:
+    pp = PoolParams(len(k), k, s, p, False, "pooling")
+    return _Phases(pp, insz, out) if phases else _Direct(pp, insz, out)
 
 
-def pad_to(x: Any, pp: PoolParams, P: tuple[int, ...], value: float) -> Any:
-    """``x`` placed at offset ``pad`` in an array of spatial size ``P``."""
+# Above this many input bytes, max pooling with the argmax splits even
+# disjoint windows into phases: one strided read of x then beats two strided
+# reads per window position (16 x 64 x 224 x 224, 2 x 2: 74 ms against 93 ms;
+# at LeNet sizes the split's fixed cost makes it a wash or a loss).
+_SPLIT_ARGMAX_BYTES = 1 << 20
+
+
+def _layout(
+    x: Any,
+    pp: PoolParams,
+    insz: tuple[int, ...],
+    out: tuple[int, ...],
+    want_idx: bool = False,
+) -> Any:
+    """The layout of a pooling of ``insz`` to ``out`` for arrays like ``x``
+    (cached: building a :class:`_Phases` costs as much as pooling a small
+    input)."""
+    phases = False
+    if isinstance(x, numpy.ndarray):
+        inside = pp.padded(insz, out) == tuple(insz)
+        disjoint = inside and not pp.overlapping(out)
+        phases = not disjoint or (want_idx and x.nbytes >= _SPLIT_ARGMAX_BYTES)
+    return _make_layout(pp.k, pp.s, pp.p, tuple(insz), tuple(out), phases)
+
+
+def _by_reduction(x: Any, pp: PoolParams, out: tuple[int, ...]) -> bool:
+    """Whether to pool with one reshape-and-reduce (windows tile ``x``).
+
+    One reduction replaces ``prod(ksize)`` passes: a win for global pooling
+    (the window is contiguous), at a few hundred elements (per-call overhead
+    dominates) and on a GPU (one launch).  Otherwise NumPy's reductions over
+    short strided axes lose to the passes (7.2 ms against 0.22 ms at
+    100 x 6 x 24 x 24, 2 x 2).
+    """
+    return pp.tiles(tuple(x.shape[2:]), out) and (
+        all(o == 1 for o in out) or x.size <= 512 or not isinstance(x, numpy.ndarray)
+    )
+
+
+def _split_windows(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
+    """``x`` (windows tile it) as ``(N, C, o_1, k_1, ..., o_n, k_n)``, a view."""
+    N, C = x.shape[:2]
+    return x.reshape((N, C) + tuple(v for o, k in zip(out, pp.k) for v in (o, k)))
+
+
+def _window_axes(nd: int) -> tuple[int, ...]:
+    return tuple(range(3, 3 + 2 * nd, 2))
+
+
+def _max_by_reduction(
+    x: Any, pp: PoolParams, out: tuple[int, ...], want_idx: bool
+) -> tuple[Any, Any]:
+    nd = len(out)
+    t = _split_windows(x, pp, out)
+    if not want_idx:
+        return t.max(axis=_window_axes(nd)), None
+    # window elements last, in row-major order: argmax is then the index
+    perm = (0, 1) + tuple(range(2, 2 + 2 * nd, 2)) + _window_axes(nd)
+    t = t.transpose(perm).reshape(tuple(x.shape[:2]) + out + (_prod(pp.k),))
+    return t.max(axis=-1), t.argmax(axis=-1).astype(index_dtype(pp))
+
+
+def index_dtype(pp: PoolParams) -> Any:
+    """The dtype of the in-window argmax kept between forward and backward."""
+    return numpy.uint8 if _prod(pp.k) <= 256 else numpy.int32
+
+
+def max_pool(
+    x: Any, pp: PoolParams, out: tuple[int, ...], want_idx: bool
+) -> tuple[Any, Any]:
+    """Window maxima and, with ``want_idx``, the first argmax in each window.
+
+    The argmax is the row-major offset within the window (``index_dtype``).
+    """
+    xp = _xp(x)
+    N, C = x.shape[:2]
+    if _by_reduction(x, pp, out):
+        return _max_by_reduction(x, pp, out, want_idx)
     insz = tuple(x.shape[2:])
-    if not any(pp.p) and insz == P:
-        return x
-    xp = _xp(x)
-    out = xp.full(x.shape[:2] + P, value, dtype=x.dtype)
-    out[pp.crop(insz)] = x
-    return out
+    lay = _layout(x, pp, insz, out, want_idx)
+    NC = N * C
+    xs = x.reshape((NC,) + insz)
+    y = xp.empty((NC,) + out, dtype=x.dtype)
+    step = _step(x, NC, lay.block_bytes(x.itemsize))
+    ext = xp.empty((step,) + lay.ext, dtype=x.dtype)
+    idx = None
+    if want_idx:
+        it = index_dtype(pp)
+        idx = xp.empty((NC,) + out, dtype=it)
+        ie = xp.empty((step,) + lay.ext, dtype=it)
+        m = xp.empty((step,) + lay.ext, dtype=bool)
+        mu = m.view(numpy.uint8)
+    for i in range(0, NC, step):
+        taps = lay.tap_views(xs[i : i + step], -numpy.inf)
+        n = taps[0].shape[0]
+        e = ext[:n]
+        if len(taps) == 1:
+            e[...] = taps[0]
+        if want_idx:
+            mm, mmu, ii = m[:n], mu[:n], ie[:n]
+            ii.fill(0)
+        for o in range(1, len(taps)):
+            prev = taps[0] if o == 1 else e
+            if want_idx:
+                # Strictly greater, so a tie keeps the earlier offset; the
+                # last offset that raised the maximum is then the largest
+                # one that did, and a running max of o * mask tracks it.
+                xp.greater(taps[o], prev, out=mm)
+                if it is numpy.uint8:
+                    xp.multiply(mmu, o, out=mmu)
+                    xp.maximum(ii, mmu, out=ii)
+                else:
+                    xp.copyto(ii, o, where=mm)
+            xp.maximum(prev, taps[o], out=e)
+        y[i : i + n] = lay.from_ext(e)
+        if idx is not None:
+            idx[i : i + n] = lay.from_ext(ii)
+    y = y.reshape((N, C) + out)
+    return y, None if idx is None else idx.reshape((N, C) + out)
 
 
-def _max_forward(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
-    xp = _xp(x)
-    P = pp.padded(tuple(x.shape[2:]), out)
-    xpad = pad_to(x, pp, P, -numpy.inf)
-    offs = pp.offsets()
-    y = xpad[pp.window(offs[0], out)].copy()
-    for off in offs[1:]:
-        xp.maximum(y, xpad[pp.window(off, out)], out=y)
-    return y
+def _rel_offsets(idx: Any, k: tuple[int, ...], pstr: tuple[int, ...], dt: Any) -> Any:
+    """Flat offset, in a padded array of strides ``pstr``, of window index ``idx``.
+
+    With ``q_a = idx // prod(k[a+1:])`` (the offset's leading ``a + 1``
+    digits), the offset ``sum_a d_a * pstr_a`` equals ``sum_a q_a * c_a``
+    for ``c_a = pstr_a - k_{a+1} * pstr_{a+1}`` (``c`` of the last axis 1):
+    a few integer ops instead of a gather from a table.
+    """
+    nd = len(k)
+    rel = idx.astype(dt)
+    kst = _strides(k)
+    for a in range(nd - 1):
+        c = pstr[a] - k[a + 1] * pstr[a + 1]
+        # q_a is 0 while all leading kernel sizes are 1 (and the divisor
+        # could then exceed idx's dtype)
+        if c and _prod(k[: a + 1]) > 1:
+            q = (idx // kst[a]).astype(dt)
+            q *= c
+            rel += q
+    return rel
 
 
-def max_indices(x: Any, y: Any, pp: PoolParams) -> Any:
-    """Flattened in-window index of the first maximum (int8/int32, y's shape)."""
-    xp = _xp(x)
-    out = tuple(y.shape[2:])
-    P = pp.padded(tuple(x.shape[2:]), out)
-    xpad = pad_to(x, pp, P, -numpy.inf)
-    offs = pp.offsets()
-    # int8 while computing (less memory traffic); int32 is what callers see.
-    it = numpy.int8 if len(offs) <= 127 else numpy.int32
-    idx = xp.zeros(y.shape, dtype=it)
-    mask = xp.empty(y.shape, dtype=bool)
-    for o in range(len(offs) - 1, 0, -1):
-        xp.equal(xpad[pp.window(offs[o], out)], y, out=mask)
-        xp.copyto(idx, it(o), where=mask)
-    return idx
+def _positions(
+    pp: PoolParams, gsz: tuple[int, ...], P: tuple[int, ...], rows: int, xp: Any
+) -> tuple[Any, Any, tuple[int, ...]]:
+    """Flat position of each window's origin in ``rows`` padded planes.
 
-
-def _flat_positions(idx: Any, pp: PoolParams, P: tuple[int, ...], xp: Any) -> Any:
-    """Flat position in the padded ``(N, C, *P)`` array of each selected element."""
-    out = tuple(idx.shape[2:])
-    nd = len(P)
-    pstr = [1] * nd
-    for a in range(nd - 2, -1, -1):
-        pstr[a] = pstr[a + 1] * P[a + 1]
-    off = numpy.zeros(pp.k, dtype=numpy.int64)
-    base = numpy.zeros(out, dtype=numpy.int64)
-    for a in range(nd):
-        sh = [1] * nd
+    Also returns the dtype for in-window offsets and the padded strides.
+    """
+    pstr = _strides(P)
+    plane = _prod(P)
+    base = numpy.zeros(gsz, dtype=numpy.int64)
+    for a in range(len(P)):
+        sh = [1] * len(P)
         sh[a] = -1
-        off = off + (numpy.arange(pp.k[a]) * pstr[a]).reshape(sh)
-        base = base + (numpy.arange(out[a]) * pp.s[a] * pstr[a]).reshape(sh)
-    plane = pstr[0] * P[0]
-    nc = idx.shape[0] * idx.shape[1]
-    lead = (xp.arange(nc, dtype=numpy.int64) * plane).reshape(idx.shape[:2] + (1,) * nd)
-    return lead + xp.asarray(base) + xp.asarray(off.ravel())[idx]
+        base = base + (numpy.arange(gsz[a]) * (pp.s[a] * pstr[a])).reshape(sh)
+    full = (xp.arange(rows, dtype=numpy.int64) * plane)[:, None] + xp.asarray(
+        base.ravel()
+    )
+    rdt = numpy.int32 if plane < 2**31 else numpy.int64
+    return full, rdt, pstr
 
 
 def index_scatter(idx: Any, g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> Any:
     """``res[window(i) at idx[i]] += g[i]``; ``res`` has spatial size ``outsz``."""
     xp = _xp(g)
-    insz = tuple(g.shape[2:])
-    P = tuple(
-        max(n + 2 * p, (o - 1) * s + k)
-        for n, p, o, s, k in zip(outsz, pp.p, insz, pp.s, pp.k)
-    )
-    size = g.shape[0] * g.shape[1]
-    for v in P:
-        size *= v
-    flat = _flat_positions(idx, pp, P, xp).ravel()
-    if all(s >= k for s, k in zip(pp.s, pp.k)):
-        # Windows do not overlap: every position is written at most once.
-        res = xp.zeros(size, dtype=g.dtype)
-        res[flat] = g.ravel()
-    else:
-        res = xp.bincount(flat, weights=g.ravel(), minlength=size).astype(g.dtype)
-    return res.reshape(g.shape[:2] + P)[pp.crop(outsz)]
+    idx = xp.asarray(idx)  # upsampling_2d may get host indexes for device data
+    N, C = g.shape[:2]
+    gsz = tuple(g.shape[2:])
+    lay = _layout(g, pp, outsz, gsz)
+    if isinstance(lay, _Direct) and lay.disjoint:
+        return _scatter_direct(idx, g, lay, pp, outsz)
+    P = pp.padded(outsz, gsz)
+    NC = N * C
+    plane = _prod(P)
+    res = xp.zeros((NC, plane), dtype=g.dtype)
+    step = _step(g, NC, plane * g.itemsize)
+    base, rdt, pstr = _positions(pp, gsz, P, min(step, NC), xp)
+    gs = g.reshape(NC, -1)
+    ids = idx.reshape(NC, -1)
+    overlap = pp.overlapping(gsz)
+    for i in range(0, NC, step):
+        n = min(step, NC - i)
+        pos = (base[:n] + _rel_offsets(ids[i : i + n], pp.k, pstr, rdt)).ravel()
+        target = res[i : i + n].reshape(-1)
+        vals = gs[i : i + n].reshape(-1)
+        if overlap:  # CuPy (>= 13) has the same atomic ufunc.at
+            xp.add.at(target, pos, vals)
+        else:  # every position is written at most once
+            target[pos] = vals
+    res = res.reshape((N, C) + P)
+    if P == outsz:
+        return res
+    return res[pp.crop(outsz)]
 
 
-def _max_backward(x: Any, y: Any, g: Any, pp: PoolParams) -> Any:
-    """Gradient of max pooling without materialising the argmax.
+def _scatter_direct(
+    idx: Any, g: Any, lay: _Direct, pp: PoolParams, outsz: tuple[int, ...]
+) -> Any:
+    """:func:`index_scatter` for disjoint windows inside the input.
 
-    For each kernel offset (in order) the positions equal to the maximum that
-    no earlier offset has claimed receive ``g``: the first maximum wins, as in
-    :func:`max_indices`.
+    Each kernel offset writes its masked gradient straight into its strided
+    window: ``prod(ksize)`` dense passes, no position arithmetic, and no
+    zeroing where the windows cover the input.
     """
-    xp = _xp(x)
-    insz = tuple(x.shape[2:])
-    out = tuple(y.shape[2:])
-    P = pp.padded(insz, out)
-    xpad = pad_to(x, pp, P, -numpy.inf)
-    res = xp.zeros(x.shape[:2] + P, dtype=g.dtype)
-    offs = pp.offsets()
-    free = xp.ones(y.shape, dtype=bool)  # no earlier offset claimed it yet
-    mask = xp.empty(y.shape, dtype=bool)
-    tmp = xp.empty(y.shape, dtype=g.dtype)
-    finite = bool(xp.isfinite(g).all())
-    last = len(offs) - 1
-    for o, off in enumerate(offs):
-        w = pp.window(off, out)
-        xp.equal(xpad[w], y, out=mask)
-        if o:
-            xp.logical_and(mask, free, out=mask)
-        if o < last:
-            xp.logical_xor(free, mask, out=free)  # mask is a subset of free
-        if finite:
-            xp.multiply(g, mask, out=tmp)
-        else:  # inf * False would leak NaN into non-argmax positions
-            tmp = xp.where(mask, g, g.dtype.type(0))
-        res[w] += tmp
-    return res[pp.crop(insz)]
+    xp = _xp(g)
+    N, C = g.shape[:2]
+    gsz = tuple(g.shape[2:])
+    NC = N * C
+    zero = g.dtype.type(0)
+    exact = pp.tiles(outsz, gsz)
+    if exact and all(o == 1 for o in gsz):
+        # global pooling: one broadcast compare against the window positions
+        K = _prod(pp.k)
+        hit = idx.reshape(NC, 1) == xp.arange(K).reshape(1, K)
+        res = xp.where(hit, g.reshape(NC, 1), zero)
+        return res.reshape((N, C) + outsz)
+    res = (xp.empty if exact else xp.zeros)((NC,) + outsz, dtype=g.dtype)
+    gs = g.reshape((NC,) + gsz)
+    ids = idx.reshape((NC,) + gsz)
+    # g * mask is the cheap form on NumPy, but inf * False is NaN
+    finite = xp is numpy and bool(xp.isfinite(g).all())
+    step = _step(g, NC, lay.block_bytes(g.itemsize))
+    m = xp.empty((step,) + gsz, dtype=bool)
+    for i in range(0, NC, step):
+        n = min(step, NC - i)
+        mm, gc, ic, rc = m[:n], gs[i : i + n], ids[i : i + n], res[i : i + n]
+        for o, w in enumerate(lay.wins):
+            xp.equal(ic, o, out=mm)
+            if finite:
+                xp.multiply(gc, mm, out=rc[w])
+            else:
+                rc[w] = xp.where(mm, gc, zero)
+    return res.reshape((N, C) + outsz)
 
 
 def index_gather(idx: Any, x: Any, pp: PoolParams) -> Any:
-    """``res[i] = x_pad[window(i) at idx[i]]``; ``res`` has ``idx``'s shape."""
+    """``res[i] = x_pad[window(i) at idx[i]]`` (zero padding); ``idx``'s shape."""
     xp = _xp(x)
+    idx = xp.asarray(idx)
+    N, C = x.shape[:2]
+    insz = tuple(x.shape[2:])
     out = tuple(idx.shape[2:])
-    P = pp.padded(tuple(x.shape[2:]), out)
-    xpad = pad_to(x, pp, P, 0.0)
-    res = xp.zeros(idx.shape, dtype=x.dtype)
-    for o, off in enumerate(pp.offsets()):
-        xp.copyto(res, xpad[pp.window(off, out)], where=idx == o)
-    return res
+    P = pp.padded(insz, out)
+    if P == insz:
+        xpad = x
+    else:
+        xpad = xp.zeros((N, C) + P, dtype=x.dtype)
+        xpad[pp.crop(insz)] = x
+    NC = N * C
+    base, rdt, pstr = _positions(pp, out, P, NC, xp)
+    pos = base + _rel_offsets(idx.reshape(NC, -1), pp.k, pstr, rdt)
+    return xpad.reshape(-1).take(pos).reshape(idx.shape)
 
 
 def sum_pool(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
-    P = pp.padded(tuple(x.shape[2:]), out)
-    xpad = pad_to(x, pp, P, 0.0)
-    offs = pp.offsets()
-    y = xpad[pp.window(offs[0], out)].copy()
-    for off in offs[1:]:
-        y += xpad[pp.window(off, out)]
-    return y
+    """Sum over each window (zero padding)."""
+    xp = _xp(x)
+    N, C = x.shape[:2]
+    if _by_reduction(x, pp, out):
+        return _split_windows(x, pp, out).sum(axis=_window_axes(len(out)))
+    insz = tuple(x.shape[2:])
+    lay = _layout(x, pp, insz, out)
+    NC = N * C
+    xs = x.reshape((NC,) + insz)
+    y = xp.empty((NC,) + out, dtype=x.dtype)
+    step = _step(x, NC, lay.block_bytes(x.itemsize))
+    ext = xp.empty((step,) + lay.ext, dtype=x.dtype)
+    for i in range(0, NC, step):
+        taps = lay.tap_views(xs[i : i + step], 0.0)
+        e = ext[: taps[0].shape[0]]
+        if len(taps) == 1:
+            e[...] = taps[0]
+        else:
+            xp.add(taps[0], taps[1], out=e)
+        for t in taps[2:]:
+            e += t
+        y[i : i + e.shape[0]] = lay.from_ext(e)
+    return y.reshape((N, C) + out)
 
 
 def sum_unpool(g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> Any:
     """Adjoint of :func:`sum_pool`: every input value added over its window."""
     xp = _xp(g)
-    insz = tuple(g.shape[2:])
-    P = tuple(
-        max(n + 2 * p, (o - 1) * s + k)
-        for n, p, o, s, k in zip(outsz, pp.p, insz, pp.s, pp.k)
-    )
-    res = xp.zeros(g.shape[:2] + P, dtype=g.dtype)
-    for off in pp.offsets():
-        res[pp.window(off, insz)] += g
-    return res[pp.crop(outsz)]
+    N, C = g.shape[:2]
+    gsz = tuple(g.shape[2:])
+    NC = N * C
+    gs = g.reshape((NC,) + gsz)
+    if pp.tiles(outsz, gsz) and all(o == 1 for o in gsz):
+        K = _prod(pp.k)
+        res = xp.broadcast_to(gs.reshape(NC, 1), (NC, K)).copy()
+        return res.reshape((N, C) + outsz)
+    lay = _layout(g, pp, outsz, gsz)
+    if isinstance(lay, _Direct):
+        res = lay.unpool(gs, pp.tiles(outsz, gsz))
+        return res.reshape((N, C) + outsz)
+    alloc = xp.empty if lay.full_cover else xp.zeros
+    res = alloc((NC,) + outsz, dtype=g.dtype)
+    step = _step(g, NC, lay.block_bytes(g.itemsize))
+    L = lay.L
+    buf = xp.zeros((step, L), dtype=g.dtype)  # junk entries stay zero
+    G = xp.empty((step, lay.nphases, lay.size), dtype=g.dtype)
+    for i in range(0, NC, step):
+        n = min(step, NC - i)
+        ge = lay.to_ext(buf[:n], gs[i : i + n])
+        Gn = G[:n]
+        Gn.fill(0)
+        for po, so in lay.taps:
+            d = Gn[:, po, so : so + L]
+            d += ge
+        lay.merge(Gn, res[i : i + n])
+    return res.reshape((N, C) + outsz)
 
 
 def valid_counts(

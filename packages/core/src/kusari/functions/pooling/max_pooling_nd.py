@@ -1,9 +1,9 @@
 """Max pooling (``max_pooling_nd``, ``max_pooling_1d``, ``max_pooling_3d``).
 
-The forward is a running ``maximum`` over the kernel offsets of the padded
-input (one vectorised op per offset).  The in-window argmax is computed only
-when needed (``return_indices`` or backward).  The gradient is an index
-scatter whose own gradient is an index gather, so double backprop works.
+The forward keeps the in-window argmax (one byte per output for windows of
+up to 256 elements) when a backward can follow, computed in the same pass as
+the maximum; the input and output are then not retained.  The gradient is an
+index scatter whose own gradient is an index gather, so double backprop works.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy
 
+import kusari
 from kusari.function_node import FunctionNode
 from kusari.functions.pooling import _pool_core as core
 from kusari.utils import type_check
+from kusari.variable import Variable
 
 
 def _label(base: str, ndim: int) -> str:
@@ -37,7 +39,11 @@ class MaxPoolingND(FunctionNode):
         self.ndim = ndim
         self.pp = core.PoolParams(ndim, ksize, stride, pad, cover_all, fname)
         self.return_indices = return_indices
+        # In-window argmax of each output (core.index_dtype), once computed.
         self.indexes: Any = None
+        # Whether a backward can follow; None: decide from the configuration
+        # (the functional API knows better: it sees whether x needs a grad).
+        self._want_grad: bool | None = None
 
     @property
     def label(self) -> str:
@@ -52,19 +58,24 @@ class MaxPoolingND(FunctionNode):
         (x,) = inputs
         self._in_shape = tuple(x.shape[2:])
         out = self.pp.out_size(self._in_shape)
-        y = core.max_forward(x, self.pp, out)
-        if self.return_indices:
-            self.indexes = core.max_indices(x, y, self.pp).astype(numpy.int32)
-        else:
+        want = self._want_grad
+        if want is None:
+            want = bool(kusari.config.enable_backprop)
+        y, idx = core.max_pool(x, self.pp, out, want or self.return_indices)
+        self.indexes = idx
+        if idx is None:
+            # No graph follows normally; keeping a reference to x lets
+            # get_indexes() still work for a node driven by hand.
             self.retain_inputs((0,))
-            self.retain_outputs((0,))
         return (y,)
 
     def get_indexes(self) -> Any:
+        """The in-window argmax of each output (computed on first use)."""
         if self.indexes is None:
             (x,) = self.get_retained_inputs()
-            (y,) = self.get_retained_outputs()
-            self.indexes = core.max_indices(x.array, y.array, self.pp)
+            x = x.array
+            out = self.pp.out_size(tuple(x.shape[2:]))
+            self.indexes = core.max_pool(x, self.pp, out, True)[1]
         return self.indexes
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -76,11 +87,8 @@ class MaxPoolingNDGrad(FunctionNode):
 
     def __init__(self, mpool: MaxPoolingND) -> None:
         self.mpool = mpool
+        self.indexes = mpool.get_indexes()
         self._label = _label("MaxPooling", mpool.ndim) + "Grad"
-        if mpool.indexes is None:
-            (x,) = mpool.get_retained_inputs()
-            (y,) = mpool.get_retained_outputs()
-            self._xy = (x.array, y.array)
 
     @property
     def label(self) -> str:
@@ -89,16 +97,11 @@ class MaxPoolingNDGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         (g,) = inputs
         mp = self.mpool
-        if mp.indexes is not None:
-            return (core.index_scatter(mp.indexes, g, mp.pp, mp._in_shape),)
-        x, y = self._xy
-        return (core.max_backward(x, y, g, mp.pp),)
+        return (core.index_scatter(self.indexes, g, mp.pp, mp._in_shape),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         mp = self.mpool
-        if mp.indexes is None:
-            mp.indexes = core.max_indices(self._xy[0], self._xy[1], mp.pp)
-        return IndexGather(mp.pp, mp.indexes, mp._in_shape).apply(grad_outputs)
+        return IndexGather(mp.pp, self.indexes, mp._in_shape).apply(grad_outputs)
 
 
 class IndexScatter(FunctionNode):
@@ -153,9 +156,14 @@ def _max_pool(
     fname: str,
 ) -> Any:
     node = MaxPoolingND(ndim, ksize, stride, pad, cover_all, return_indices, fname)
+    node._want_grad = (
+        isinstance(x, Variable)
+        and x.requires_grad
+        and bool(kusari.config.enable_backprop)
+    )
     (y,) = node.apply((x,))
     if return_indices:
-        return y, node.indexes
+        return y, node.indexes.astype(numpy.int32)
     return y
 
 
