@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy
 
+from kusari.functions.connection import _conv_gpu
 from kusari.functions.connection._conv_batch_inner import (
     _BI_ROWS_PER_MOVED_DECONV,
     _batch_inner,
@@ -170,6 +171,11 @@ def conv_forward(
     L = 1
     for v in out:
         L *= v
+    if xp is not numpy and nd == 2:
+        cdt = _conv_gpu.gpu_dtype(x.dtype)
+        W2 = xp.ascontiguousarray(W.reshape(groups, Og, K), dtype=cdt)
+        y = _conv_gpu.conv_forward(x, W2, s, p, d, k, out, cdt)
+        return _finish(y, b, x.dtype)
     W2 = xp.ascontiguousarray(W.reshape(groups, Og, K), dtype=cdt)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
         y = _conv_forward_bi(x, W2, s, p, d, k, out, cdt)
@@ -224,6 +230,10 @@ def conv_grad_weight(
     L = 1
     for v in out:
         L *= v
+    if xp is not numpy and nd == 2:
+        gW = _conv_gpu.conv_grad_weight(x, gy, groups, s, p, d, k,
+                                        _conv_gpu.gpu_dtype(x.dtype))
+        return gW.reshape(w_shape).astype(x.dtype, copy=False)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
         gW = _conv_grad_weight_bi(x, gy, s, p, d, k, groups, cdt).swapaxes(-1, -2)
         return gW.reshape(w_shape).astype(x.dtype, copy=False)
@@ -297,9 +307,14 @@ def deconv_forward(
     Lin = 1
     for v in insz:
         Lin *= v
+    if xp is not numpy and nd == 2:
+        cdt = _conv_gpu.gpu_dtype(x.dtype)
     W2 = xp.ascontiguousarray(
         W.reshape(groups, Cing, Coutg * Kk).swapaxes(1, 2), dtype=cdt
     )
+    if xp is not numpy and nd == 2:
+        y = _conv_gpu.deconv_forward(x, W2, Cout, s, p, d, k, out, cdt)
+        return _finish(y, b, x.dtype)
     pointwise = _is_pointwise(k, s, p, insz, out)
     per_sample = not pointwise and Lin >= _LARGE_L
     # Sample-major col2im adds rows of insz[-1] elements.
