@@ -95,7 +95,7 @@ def test_average_pooling_nd(shape, kw, float_dtype, device):
 def test_average_pooling_blocked_matches(monkeypatch, pad_value):
     # one plane per block in the phase-split kernels and their adjoint
     from kusari import Variable, grad
-    from kusari.functions.pooling import _pool_core
+    from kusari.functions.pooling import _pool_layout
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 3, 9, 8))
@@ -108,7 +108,7 @@ def test_average_pooling_blocked_matches(monkeypatch, pad_value):
         return y.array, gx.array
 
     y_ref, gx_ref = run()
-    monkeypatch.setattr(_pool_core, "_CHUNK_BYTES", 1)
+    monkeypatch.setattr(_pool_layout, "_CHUNK_BYTES", 1)
     y, gx = run()
     np.testing.assert_allclose(y, avgpool_ref(x, 3, 2, 1, pad_value))
     np.testing.assert_allclose(y, y_ref)

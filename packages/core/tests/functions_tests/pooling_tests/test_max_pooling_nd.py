@@ -177,14 +177,14 @@ def test_max_pooling_errors():
 
 def test_max_pooling_chunked_matches(monkeypatch):
     # Forces one sample per chunk in the cache-blocked kernels.
-    from kusari.functions.pooling import _pool_core
+    from kusari.functions.pooling import _pool_layout
 
     x = _distinct((3, 2, 7, 6))(np.random.default_rng(0), np.float64)
     gy = np.random.default_rng(1).standard_normal((3, 2, 4, 4))
     xv = kusari.Variable(x)
     y = F.max_pooling_2d(xv, 3, 2, 1)
     (gx_ref,) = kusari.grad([y], [xv], [kusari.Variable(gy)])
-    monkeypatch.setattr(_pool_core, "_CHUNK_BYTES", 1)
+    monkeypatch.setattr(_pool_layout, "_CHUNK_BYTES", 1)
     xv2 = kusari.Variable(x)
     y2 = F.max_pooling_2d(xv2, 3, 2, 1)
     (gx,) = kusari.grad([y2], [xv2], [kusari.Variable(gy)])
@@ -224,11 +224,11 @@ def grad_ref(x, idx, gy, ksize, stride=None, pad=0):
 
 @pytest.mark.parametrize("blocked", [False, True])
 def test_max_pooling_random_configs(monkeypatch, blocked):
-    from kusari.functions.pooling import _pool_core
+    from kusari.functions.pooling import _pool_layout
 
     if blocked:  # one plane per block; phase split even for disjoint windows
-        monkeypatch.setattr(_pool_core, "_CHUNK_BYTES", 1)
-        monkeypatch.setattr(_pool_core, "_SPLIT_ARGMAX_BYTES", 0)
+        monkeypatch.setattr(_pool_layout, "_CHUNK_BYTES", 1)
+        monkeypatch.setattr(_pool_layout, "_SPLIT_ARGMAX_BYTES", 0)
     rng = np.random.default_rng(int(blocked))
     checked = 0
     while checked < 40:
