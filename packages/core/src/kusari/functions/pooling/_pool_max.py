@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy
 
+from kusari.functions.pooling import _pool_gpu
 from kusari.functions.pooling._pool_layout import (
     PoolParams,
     _by_reduction,
@@ -54,6 +55,9 @@ def max_pool(
     """
     xp = _xp(x)
     N, C = x.shape[:2]
+    if xp is not numpy and len(out) == 2:
+        y, idx = _pool_gpu.max_pool(x, pp, out, index_dtype(pp))
+        return y, (idx if want_idx else None)
     if _by_reduction(x, pp, out):
         return _max_by_reduction(x, pp, out, want_idx)
     insz = tuple(x.shape[2:])
@@ -146,6 +150,8 @@ def index_scatter(idx: Any, g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> A
     """``res[window(i) at idx[i]] += g[i]``; ``res`` has spatial size ``outsz``."""
     xp = _xp(g)
     idx = xp.asarray(idx)  # upsampling_2d may get host indexes for device data
+    if xp is not numpy and len(outsz) == 2:
+        return _pool_gpu.scatter_at_argmax(idx, g, pp, tuple(outsz))
     N, C = g.shape[:2]
     gsz = tuple(g.shape[2:])
     lay = _layout(g, pp, outsz, gsz)
