@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy
 
+from kusari.functions._params import as_tuple as as_tuple  # re-exported
 from kusari.functions.connection import _conv_gpu
 from kusari.functions.connection._conv_batch_inner import (
     _BI_ROWS_PER_MOVED_DECONV,
@@ -46,21 +47,6 @@ from kusari.functions.connection._conv_common import (
 # Input planes of a transposed convolution at least this large use one GEMM
 # per sample (no transposes); measured no slower and it needs less memory.
 _LARGE_L = 4096
-
-
-def as_tuple(value: Any, n: int, fname: str, argname: str) -> tuple[int, ...]:
-    """``value`` as a tuple of ``n`` ints (an int is repeated)."""
-    if isinstance(value, (int, numpy.integer)):
-        return (int(value),) * n
-    try:
-        t = tuple(int(v) for v in value)
-    except TypeError:
-        raise TypeError(
-            f"{fname}: {argname} must be an int or a tuple of {n} ints, got {value!r}"
-        ) from None
-    if len(t) != n:
-        raise ValueError(f"{fname}: {argname} must have {n} elements, got {value!r}")
-    return t
 
 
 def compute_dtype(dtype: Any, xp: Any) -> Any:
@@ -231,8 +217,9 @@ def conv_grad_weight(
     for v in out:
         L *= v
     if xp is not numpy and nd == 2:
-        gW = _conv_gpu.conv_grad_weight(x, gy, groups, s, p, d, k,
-                                        _conv_gpu.gpu_dtype(x.dtype))
+        gW = _conv_gpu.conv_grad_weight(
+            x, gy, groups, s, p, d, k, _conv_gpu.gpu_dtype(x.dtype)
+        )
         return gW.reshape(w_shape).astype(x.dtype, copy=False)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
         gW = _conv_grad_weight_bi(x, gy, s, p, d, k, groups, cdt).swapaxes(-1, -2)

@@ -62,35 +62,90 @@ _COL2IM = """
     y = acc;
 """
 
-_SIZES = "int32 C, int32 H, int32 W, int32 kh, int32 kw, int32 sy, int32 sx, " \
+_SIZES = (
+    "int32 C, int32 H, int32 W, int32 kh, int32 kw, int32 sy, int32 sx, "
     "int32 ph, int32 pw, int32 dy, int32 dx"
+)
 
 
-def _im2col(x: Any, n0: int, m: int, k: tuple[int, ...], s: tuple[int, ...],
-            p: tuple[int, ...], d: tuple[int, ...], out: tuple[int, ...],
-            dtype: Any) -> Any:
+def _im2col(
+    x: Any,
+    n0: int,
+    m: int,
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    out: tuple[int, ...],
+    dtype: Any,
+) -> Any:
     """Columns ``(C, kh, kw, m, oh, ow)`` of samples ``n0:n0+m`` of ``x``."""
     cupy = cuda.cupy
     _, C, H, W = x.shape
     col = cupy.empty((C, k[0], k[1], m) + out, dtype=dtype)
     cuda.elementwise(
         "raw T x, int32 n0, int32 N, " + _SIZES + ", int32 oh, int32 ow",
-        "U col", _IM2COL, "kusari_im2col_2d",
-    )(x, n0, m, C, H, W, k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1],
-      out[0], out[1], col)
+        "U col",
+        _IM2COL,
+        "kusari_im2col_2d",
+    )(
+        x,
+        n0,
+        m,
+        C,
+        H,
+        W,
+        k[0],
+        k[1],
+        s[0],
+        s[1],
+        p[0],
+        p[1],
+        d[0],
+        d[1],
+        out[0],
+        out[1],
+        col,
+    )
     return col
 
 
-def _col2im(col: Any, N: int, C: int, insz: tuple[int, ...],
-            k: tuple[int, ...], s: tuple[int, ...], p: tuple[int, ...],
-            d: tuple[int, ...], out: tuple[int, ...]) -> Any:
+def _col2im(
+    col: Any,
+    N: int,
+    C: int,
+    insz: tuple[int, ...],
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    out: tuple[int, ...],
+) -> Any:
     """``y[n, c, s*i - p + d*kk] += col[c, kk, n, i]`` as a gather (N, C, *out)."""
     y = cuda.cupy.empty((N, C) + out, dtype=col.dtype)
     cuda.elementwise(
-        "raw T col, int32 N, " + _SIZES + ", int32 h, int32 w", "T y", _COL2IM,
+        "raw T col, int32 N, " + _SIZES + ", int32 h, int32 w",
+        "T y",
+        _COL2IM,
         "kusari_col2im_2d",
-    )(col, N, C, out[0], out[1], k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1],
-      insz[0], insz[1], y)
+    )(
+        col,
+        N,
+        C,
+        out[0],
+        out[1],
+        k[0],
+        k[1],
+        s[0],
+        s[1],
+        p[0],
+        p[1],
+        d[0],
+        d[1],
+        insz[0],
+        insz[1],
+        y,
+    )
     return y
 
 
@@ -106,9 +161,16 @@ def _chunks(n: int, per_sample_bytes: int) -> list[tuple[int, int]]:
     return [(i, min(step, n - i)) for i in range(0, n, step)]
 
 
-def conv_forward(x: Any, W2: Any, s: tuple[int, ...], p: tuple[int, ...],
-                 d: tuple[int, ...], k: tuple[int, ...], out: tuple[int, ...],
-                 cdt: Any) -> Any:
+def conv_forward(
+    x: Any,
+    W2: Any,
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    k: tuple[int, ...],
+    out: tuple[int, ...],
+    cdt: Any,
+) -> Any:
     """``(N, G*Og, *out)`` from ``W2`` (G, Og, K); bias not added."""
     cupy = cuda.cupy
     x = cupy.ascontiguousarray(x)
@@ -119,13 +181,20 @@ def conv_forward(x: Any, W2: Any, s: tuple[int, ...], p: tuple[int, ...],
     for n0, m in _chunks(N, K * G * L * cupy.dtype(cdt).itemsize):
         col = _im2col(x, n0, m, k, s, p, d, out, cdt).reshape(G, K, m * L)
         r = cupy.matmul(W2, col)  # (G, Og, m*L)
-        y[n0:n0 + m] = r.reshape(G, Og, m, L).transpose(2, 0, 1, 3)
+        y[n0 : n0 + m] = r.reshape(G, Og, m, L).transpose(2, 0, 1, 3)
     return y.reshape((N, G * Og) + out)
 
 
-def conv_grad_weight(x: Any, gy: Any, groups: int, s: tuple[int, ...],
-                     p: tuple[int, ...], d: tuple[int, ...], k: tuple[int, ...],
-                     cdt: Any) -> Any:
+def conv_grad_weight(
+    x: Any,
+    gy: Any,
+    groups: int,
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    k: tuple[int, ...],
+    cdt: Any,
+) -> Any:
     """``(G, Og, K)`` weight gradient."""
     cupy = cuda.cupy
     x = cupy.ascontiguousarray(x)
@@ -140,16 +209,25 @@ def conv_grad_weight(x: Any, gy: Any, groups: int, s: tuple[int, ...],
     for n0, m in _chunks(N, K * G * L * cupy.dtype(cdt).itemsize):
         col = _im2col(x, n0, m, k, s, p, d, out, cdt).reshape(G, K, m * L)
         g = cupy.ascontiguousarray(
-            gy4[n0:n0 + m].transpose(1, 2, 0, 3), dtype=cdt).reshape(G, Og, m * L)
+            gy4[n0 : n0 + m].transpose(1, 2, 0, 3), dtype=cdt
+        ).reshape(G, Og, m * L)
         part = cupy.matmul(g, col.transpose(0, 2, 1))
         gW = part if gW is None else gW + part
     assert gW is not None
     return gW
 
 
-def deconv_forward(x: Any, W2: Any, Cout: int, s: tuple[int, ...],
-                   p: tuple[int, ...], d: tuple[int, ...], k: tuple[int, ...],
-                   out: tuple[int, ...], cdt: Any) -> Any:
+def deconv_forward(
+    x: Any,
+    W2: Any,
+    Cout: int,
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    k: tuple[int, ...],
+    out: tuple[int, ...],
+    cdt: Any,
+) -> Any:
     """Transposed convolution ``(N, Cout, *out)`` from ``W2`` (G, Coutg*Kk, Cing)."""
     cupy = cuda.cupy
     N, Cin = x.shape[:2]
@@ -160,7 +238,8 @@ def deconv_forward(x: Any, W2: Any, Cout: int, s: tuple[int, ...],
     ys = []
     for n0, m in _chunks(N, G * CK * Lin * cupy.dtype(cdt).itemsize):
         xt = cupy.ascontiguousarray(
-            x4[n0:n0 + m].transpose(1, 2, 0, 3), dtype=cdt).reshape(G, Cing, m * Lin)
+            x4[n0 : n0 + m].transpose(1, 2, 0, 3), dtype=cdt
+        ).reshape(G, Cing, m * Lin)
         col = cupy.matmul(W2, xt)  # (G, Coutg*Kk, m*Lin) = (Cout, kh, kw, m, h, w)
         ys.append(_col2im(col, m, Cout, insz, k, s, p, d, out))
     return ys[0] if len(ys) == 1 else cupy.concatenate(ys)

@@ -16,8 +16,10 @@ import numpy
 
 from kusari.backends import cuda
 
-_GEOMETRY = ("int32 H, int32 W, int32 kh, int32 kw, int32 sy, int32 sx, "
-             "int32 ph, int32 pw, int32 oh, int32 ow")
+_GEOMETRY = (
+    "int32 H, int32 W, int32 kh, int32 kw, int32 sy, int32 sx, "
+    "int32 ph, int32 pw, int32 oh, int32 ow"
+)
 
 _FORWARD = """
     ptrdiff_t t = i;
@@ -71,8 +73,18 @@ _BACKWARD = """
 
 
 def _geometry(pp: Any, insz: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, ...]:
-    return (insz[0], insz[1], pp.k[0], pp.k[1], pp.s[0], pp.s[1], pp.p[0], pp.p[1],
-            out[0], out[1])
+    return (
+        insz[0],
+        insz[1],
+        pp.k[0],
+        pp.k[1],
+        pp.s[0],
+        pp.s[1],
+        pp.p[0],
+        pp.p[1],
+        out[0],
+        out[1],
+    )
 
 
 def max_pool(x: Any, pp: Any, out: tuple[int, ...], idx_dtype: Any) -> tuple[Any, Any]:
@@ -83,7 +95,9 @@ def max_pool(x: Any, pp: Any, out: tuple[int, ...], idx_dtype: Any) -> tuple[Any
     y = cupy.empty((N, C) + out, dtype=x.dtype)
     idx = cupy.empty((N, C) + out, dtype=idx_dtype)
     cuda.elementwise(
-        "raw T x, T neg_inf, " + _GEOMETRY, "T y, I idx", _FORWARD,
+        "raw T x, T neg_inf, " + _GEOMETRY,
+        "T y, I idx",
+        _FORWARD,
         "kusari_max_pool_2d_fwd",
     )(x, x.dtype.type(-numpy.inf), *_geometry(pp, tuple(x.shape[2:]), out), y, idx)
     return y, idx
@@ -98,7 +112,9 @@ def scatter_at_argmax(idx: Any, gy: Any, pp: Any, insz: tuple[int, ...]) -> Any:
     out = tuple(gy.shape[2:])
     gx = cupy.empty((N, C) + insz, dtype=gy.dtype)
     cuda.elementwise(
-        "raw T gy, raw I idx, " + _GEOMETRY, "T gx", _BACKWARD,
+        "raw T gy, raw I idx, " + _GEOMETRY,
+        "T gx",
+        _BACKWARD,
         "kusari_max_pool_2d_bwd",
     )(gy, idx, *_geometry(pp, insz, out), gx)
     return gx

@@ -22,21 +22,7 @@ from typing import Any
 import numpy
 
 from kusari import utils
-
-
-def as_tuple(value: Any, n: int, fname: str, argname: str) -> tuple[int, ...]:
-    """``value`` as a tuple of ``n`` ints (an int is repeated)."""
-    if isinstance(value, (int, numpy.integer)):
-        return (int(value),) * n
-    try:
-        t = tuple(int(v) for v in value)
-    except TypeError:
-        raise TypeError(
-            f"{fname}: {argname} must be an int or a tuple of {n} ints, got {value!r}"
-        ) from None
-    if len(t) != n:
-        raise ValueError(f"{fname}: {argname} must have {n} elements, got {value!r}")
-    return t
+from kusari.functions._params import as_tuple
 
 
 def _prod(values: Any) -> int:

@@ -153,6 +153,12 @@ def _grad_arrays(c_prev: Any, x: Any, gc: Any, gh: Any, xp: Any) -> tuple[Any, .
     return a, i, f, o, cp, tc, gct
 
 
+def _pass_rest(gc_prev: Any, gc: Any, batch: int) -> None:
+    """Rows past ``batch`` did not take part: their cell gradient passes through."""
+    if batch < gc_prev.shape[0]:
+        gc_prev[batch:] = 0 if gc is None else gc[batch:]
+
+
 class LSTMGrad(FunctionNode):
     """Gradient of :class:`LSTM`.
 
@@ -181,11 +187,7 @@ class LSTMGrad(FunctionNode):
             go[...] = 0
         gc_prev = xp.empty_like(c_prev)
         xp.multiply(gct, f, out=gc_prev[:batch])
-        if batch < c_prev.shape[0]:
-            if gc is not None:
-                gc_prev[batch:] = gc[batch:]
-            else:
-                gc_prev[batch:] = 0
+        _pass_rest(gc_prev, gc, batch)
         return gc_prev, gx
 
     @staticmethod
@@ -198,11 +200,7 @@ class LSTMGrad(FunctionNode):
         gx = xp.empty_like(x)
         gc_prev = xp.empty_like(c_prev)
         _gpu_backward()(cp, x, gc_b, gh_b, *_unit_sizes(c_prev), gc_prev[:batch], gx)
-        if batch < c_prev.shape[0]:
-            if gc is not None:
-                gc_prev[batch:] = gc[batch:]
-            else:
-                gc_prev[batch:] = 0
+        _pass_rest(gc_prev, gc, batch)
         return gc_prev, gx
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
