@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from kusari.backends import cuda
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
@@ -37,3 +39,17 @@ def offline(monkeypatch):
     for name in ("get_mnist", "get_fashion_mnist", "get_cifar10", "get_cifar100",
                  "get_ptb_words", "get_svhn"):
         monkeypatch.setattr(kusari.datasets, name, unavailable)
+
+
+_gpu = pytest.mark.skipif(
+    not cuda.available, reason="CuPy / a CUDA GPU is not available"
+)
+
+
+@pytest.fixture(
+    params=["@numpy", pytest.param("@cupy:0", marks=[pytest.mark.gpu, _gpu])]
+)
+def dev(request):
+    """``--device`` options: each example on the CPU and, where CuPy is present,
+    on GPU 0."""
+    return ["--device", request.param]

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 
 
-def test_train_mnist_runs_and_writes_results(load_example, offline, tmp_path, capsys):
+def test_train_mnist_runs_and_writes_results(
+    dev, load_example, offline, tmp_path, capsys
+):
     example = load_example("mnist/train_mnist.py")
     out = tmp_path / "result"
     example.main(["--epoch", "1", "--unit", "32", "--out", str(out),
-                  "--max-iterations", "60", "--batchsize", "100"])
+                  "--max-iterations", "60", "--batchsize", "100", *dev])
     captured = capsys.readouterr()
     assert "GENERATED" in captured.err
     assert "Final test accuracy" in captured.out
