@@ -15,9 +15,14 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
+import numpy
+
 from kusari import configuration, function_hook
 
 _FIRST = (0,)
+_SECOND = (1,)
+_BOTH = (0, 1)
+_ndarray = numpy.ndarray
 
 
 def freed_message(func: Any) -> str:
@@ -79,16 +84,29 @@ def normalize_grads(func: Any, targets: tuple[int, ...], gxs: Any) -> tuple[Any,
 def _sum_grads(grads: list[Any], double: bool) -> Any:
     total = grads[0]
     for g in grads[1:]:
-        total = _add(total, g, double)
+        total = total + g if double else _add_arrays(total, g)
     return total
 
 
-def _add(a: Any, b: Any, double: bool) -> Any:
-    if double:
-        return a + b
-    from kusari.variable import _new_variable
+def _add_arrays(a: Any, b: Any) -> Any:
+    s = a + b
+    if isinstance(s, numpy.generic):
+        s = numpy.asarray(s)  # NumPy turns 0-dim sums into scalars
+    return s
 
-    return _new_variable(a._data + b._data, False)
+
+def _as_grad_array(func: Any, gx: Any) -> Any:
+    """Check a gradient that backward_array returned (not a NumPy ndarray)."""
+    from kusari.variable import _array_types
+
+    if isinstance(gx, numpy.generic):
+        return numpy.asarray(gx)  # a 0-dim result of NumPy arithmetic
+    if isinstance(gx, _array_types):
+        return gx
+    raise TypeError(
+        f"{func.label}.backward_array returned {type(gx).__name__}; gradients "
+        "must be arrays"
+    )
 
 
 def run(
@@ -105,14 +123,24 @@ def run(
 ) -> dict[Any, Any]:
     """Backprop from ``out_nodes`` with initial gradients ``gys``.
 
-    Returns the table of gradients left at the leaves (and ``stop_nodes``).
+    Returns the table of gradients (Variables) left at the leaves (and
+    ``stop_nodes``).
     """
-    from kusari.variable import Variable, _check_grad_type
+    from kusari.variable import Variable, _check_grad_type, _new_variable
 
     double = enable_double_backprop
     if free_graph is None:
         free_graph = not (retain_grad or double)
     lazy = bool(configuration.config.lazy_grad_sum)
+    debug = configuration.hot_flags().debug
+    # Double backprop records the gradients' computation, so the table holds
+    # Variables. Otherwise it holds bare arrays: no graph is recorded and
+    # nothing can observe the Variables that would wrap them, so they are
+    # made only where they are handed out (a Variable backward, grad_var).
+    # Functions with a backward_array then run entirely on arrays, unless
+    # something watches the functions that backward applies (hooks, debug).
+    arrays = not double
+    array_ok = arrays and not debug and not function_hook._n_registered[0]
     grads: dict[Any, Any] = {}
     heap: list[Any] = []
     seen: set[Any] = set()
@@ -130,6 +158,8 @@ def run(
 
     def accumulate(node: Any, g: Any) -> bool:
         """Add ``g`` to node's gradient; True if it is the node's first."""
+        if arrays:
+            g = g._data
         cur = grads_get(node)
         if cur is None:
             grads[node] = [g] if lazy else g
@@ -137,7 +167,7 @@ def run(
         if lazy:
             cur.append(g)
         else:
-            grads[node] = _add(cur, g, double)
+            grads[node] = _add_arrays(cur, g) if arrays else cur + g
         return False
 
     for node, gy in zip(out_nodes, gys):
@@ -153,9 +183,6 @@ def run(
         for node, g in initial_input_grads.items():
             if accumulate(node, g) and node not in leaves:
                 leaves.append(node)
-
-    debug = configuration.hot_flags().debug
-    from kusari.variable import _new_variable
 
     # Functions applied inside backward get inputs the framework made and
     # checked (gradient shapes are verified below), so their type checks
@@ -199,36 +226,46 @@ def run(
                     if y is not None and g is not None:
                         var = y._variable()
                         if var is not None:
-                            var._grad_var = g
+                            var._grad_var = _new_variable(g, False) if arrays else g
             targets: tuple[int, ...]
-            if len(inputs) == 1:
+            n_in = len(inputs)
+            if n_in == 1:
                 targets = _FIRST if inputs[0].requires_grad else ()
+            elif n_in == 2:
+                r0 = inputs[0].requires_grad
+                r1 = inputs[1].requires_grad
+                targets = (_BOTH if r1 else _FIRST) if r0 else (_SECOND if r1 else ())
             else:
                 targets = tuple([i for i, x in enumerate(inputs) if x.requires_grad])
             if targets and any_grad:
-                hooks = None
-                if function_hook._n_registered[0] or func._local_function_hooks:
-                    hooks = func._all_hooks()
-                    in_data = tuple([x.data for x in inputs])
-                    g_data = tuple([None if g is None else g._data for g in gys_t])
-                    for hook in hooks:
-                        hook.backward_preprocess(func, in_data, g_data)
-                gxs = func.backward(targets, gys_t)
-                if hooks is not None:
-                    for hook in hooks:
-                        hook.backward_postprocess(func, in_data, g_data)
-                if type(gxs) is not tuple or len(gxs) != len(targets):
-                    gxs = normalize_grads(func, targets, gxs)
+                via_array = (
+                    array_ok
+                    and func._has_backward_array
+                    and not func._local_function_hooks
+                )
+                if via_array:
+                    gxs = func.backward_array(targets, gys_t)
+                    if type(gxs) is not tuple or len(gxs) != len(targets):
+                        gxs = normalize_grads(func, targets, gxs)
+                else:
+                    gxs = _backward_variables(func, targets, gys_t, arrays)
                 for i, gx in zip(targets, gxs):
                     if gx is None:
                         continue
-                    if type(gx) is not Variable and not isinstance(gx, Variable):
-                        raise TypeError(
-                            f"{func.label}.backward returned "
-                            f"{type(gx).__name__}; gradients must be Variables"
-                        )
+                    if via_array:
+                        if type(gx) is not _ndarray:
+                            gx = _as_grad_array(func, gx)
+                        data = gx
+                    else:
+                        if type(gx) is not Variable and not isinstance(gx, Variable):
+                            raise TypeError(
+                                f"{func.label}.backward returned "
+                                f"{type(gx).__name__}; gradients must be Variables"
+                            )
+                        data = gx._data
+                        if arrays:
+                            gx = data
                     x = inputs[i]
-                    data = gx._data
                     if data.shape != x.shape or data.dtype != x.dtype:
                         _check_grad_type(func, x, True, data)
                     if debug:
@@ -242,9 +279,9 @@ def run(
                         elif x in owned:
                             # A sum made here below: nobody else holds it,
                             # so later contributions add in place.
-                            cur._data += data
+                            cur += data
                         else:
-                            grads[x] = _new_variable(cur._data + data, False)
+                            grads[x] = _add_arrays(cur, data)
                             owned.add(x)
                         continue
                     grads[x] = [gx] if lazy else gx
@@ -271,6 +308,9 @@ def run(
                 g = grads.get(node)
                 if g is not None:
                     grads[node] = _sum_grads(g, double)
+        if arrays:
+            for node, g in grads.items():
+                grads[node] = _new_variable(g, False)
         if set_leaf_grads:
             for node in leaves:
                 g = grads.pop(node, None)
@@ -280,9 +320,44 @@ def run(
                 if var is None:
                     continue
                 old = var._grad_var
-                var._grad_var = g if old is None else _add(old, g, double)
+                if old is not None:
+                    g = (
+                        old + g
+                        if double
+                        else _new_variable(_add_arrays(old._data, g._data), False)
+                    )
+                var._grad_var = g
                 var._loss_scale = loss_scale
     return grads
+
+
+def _backward_variables(
+    func: Any, targets: tuple[int, ...], gys: tuple[Any, ...], arrays: bool
+) -> tuple[Any, ...]:
+    """Call ``func.backward`` (on Variables), with its function hooks."""
+    from kusari.variable import _new_variable
+
+    if arrays:
+        g_data = gys
+        if len(gys) == 1:
+            gys = (_new_variable(gys[0], False),)  # got here: it has a gradient
+        else:
+            gys = tuple([None if g is None else _new_variable(g, False) for g in gys])
+    else:
+        g_data = tuple([None if g is None else g._data for g in gys])
+    hooks = None
+    if function_hook._n_registered[0] or func._local_function_hooks:
+        hooks = func._all_hooks()
+        in_data = tuple([x.data for x in func.inputs])
+        for hook in hooks:
+            hook.backward_preprocess(func, in_data, g_data)
+    gxs = func.backward(targets, gys)
+    if hooks is not None:
+        for hook in hooks:
+            hook.backward_postprocess(func, in_data, g_data)
+    if type(gxs) is not tuple or len(gxs) != len(targets):
+        gxs = normalize_grads(func, targets, gxs)
+    return gxs
 
 
 def _check_nan_backward(func: Any, data: Any) -> None:

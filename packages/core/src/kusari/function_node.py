@@ -69,11 +69,20 @@ class FunctionNode:
     # Whether the class overrides check_type_forward (decided once per class,
     # so nodes without checks pay nothing for type checking).
     _has_type_check = False
+    # Whether first-order backprop may call backward_array instead of
+    # backward (decided once per class; see backward_array).
+    _has_backward_array = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._has_type_check = (
             cls.check_type_forward is not FunctionNode.check_type_forward
+        )
+        # A subclass that overrides only `backward` must not keep using its
+        # parent's backward_array, which computes the parent's gradient.
+        owner = _defining_class(cls, "backward_array")
+        cls._has_backward_array = owner is not FunctionNode and issubclass(
+            owner, _defining_class(cls, "backward")
         )
 
     @property
@@ -320,6 +329,34 @@ class FunctionNode:
         """
         return (None,) * len(target_input_indexes)
 
+    def backward_array(
+        self,
+        target_input_indexes: tuple[int, ...],
+        grad_outputs: tuple[Any, ...],
+    ) -> tuple[Any, ...]:
+        """Optional first-order :meth:`backward` computed directly on arrays.
+
+        When a function defines it, a backward pass that records no graph
+        (``enable_double_backprop=False``, no function hooks, not debug mode)
+        calls it instead of :meth:`backward`: wrapping every gradient and
+        retained array in a Variable only to unwrap it again is most of the
+        cost of a small op's backward. It must compute the same gradients as
+        :meth:`backward`. Retained inputs are ``self.inputs[i].data``
+        (or, where an earlier backward through a shared subgraph freed that
+        copy, the array of ``self.inputs[i].get_variable()``); retained
+        outputs are :meth:`retained_output_arrays`.
+
+        Args:
+            target_input_indexes: Indexes of the inputs that need gradients.
+            grad_outputs: Gradient arrays of the outputs (None where an
+                output got no gradient).
+
+        Returns:
+            A tuple of arrays (or None) for the target inputs, or one for
+            every input.
+        """
+        raise NotImplementedError(f"{self.label} has no backward_array")
+
     def backward_accumulate(
         self,
         target_input_indexes: tuple[int, ...],
@@ -350,6 +387,13 @@ class FunctionNode:
         return tuple(
             [inputs[i].get_variable() for i in self._input_indexes_to_retain or ()]
         )
+
+    def retained_output_arrays(self) -> tuple[Any, ...]:
+        """The retained outputs' arrays (for :meth:`backward_array`)."""
+        retained = self._retained_output_data
+        if retained is None:
+            raise RuntimeError(_backprop.freed_message(self))
+        return retained
 
     def get_retained_outputs(self) -> tuple[Variable, ...]:
         """The retained outputs as Variables (connected to the graph)."""
@@ -407,6 +451,14 @@ class FunctionNode:
 
     def __repr__(self) -> str:
         return f"<{self.label} rank={self.rank}>"
+
+
+def _defining_class(cls: type, name: str) -> type:
+    """The class in ``cls``'s MRO whose body defines attribute ``name``."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass
+    raise AttributeError(name)
 
 
 def _as_input(x: Any, func: FunctionNode) -> Variable:

@@ -30,6 +30,10 @@ class ReLU(FunctionNode):
         y = self.get_retained_outputs()[0].array
         return ReLUGrad(y, from_output=True).apply(grad_outputs)
 
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        y = self.retained_output_arrays()[0]
+        return ReLUGrad(y, from_output=True).forward(grad_outputs)
+
 
 class ReLUGrad(FunctionNode):
     """``gy * mask``; linear in ``gy``, so it is its own derivative.

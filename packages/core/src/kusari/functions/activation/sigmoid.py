@@ -21,17 +21,33 @@ class Sigmoid(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        x, = inputs
+        (x,) = inputs
         if not isinstance(x, numpy.ndarray):
-            return cuda.elementwise(
-                "T x", "T y", "y = tanh(x * (T)0.5) * (T)0.5 + (T)0.5",
-                "kusari_sigmoid_fwd")(x),
+            return (
+                cuda.elementwise(
+                    "T x",
+                    "T y",
+                    "y = tanh(x * (T)0.5) * (T)0.5 + (T)0.5",
+                    "kusari_sigmoid_fwd",
+                )(x),
+            )
         half = x.dtype.type(0.5)
-        return force_array(numpy.tanh(x * half) * half + half),
+        return (force_array(numpy.tanh(x * half) * half + half),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        y, = self.get_retained_outputs()
+        (y,) = self.get_retained_outputs()
         return SigmoidGrad().apply((y, grad_outputs[0]))
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return (_sigmoid_grad(self.retained_output_arrays()[0], grad_outputs[0]),)
+
+
+def _sigmoid_grad(y: Any, gy: Any) -> Any:
+    if not isinstance(y, numpy.ndarray):
+        return cuda.elementwise(
+            "T y, T gy", "T gx", "gx = gy * y * ((T)1 - y)", "kusari_sigmoid_bwd"
+        )(y, gy)
+    return force_array(gy * y * (1 - y))
 
 
 class SigmoidGrad(FunctionNode):
@@ -40,16 +56,11 @@ class SigmoidGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         y, gy = inputs
-        if not isinstance(y, numpy.ndarray):
-            return cuda.elementwise(
-                "T y, T gy", "T gx", "gx = gy * y * ((T)1 - y)", "kusari_sigmoid_bwd"
-            )(y, gy),
-        one = y.dtype.type(1)
-        return force_array(gy * y * (one - y)),
+        return (_sigmoid_grad(y, gy),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         y, gy = self.get_retained_inputs()
-        ggx, = grad_outputs
+        (ggx,) = grad_outputs
         ret: list[Any] = []
         for i in indexes:
             if i == 0:

@@ -20,12 +20,23 @@ class Tanh(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        x, = inputs
-        return force_array(backend.get_array_module(x).tanh(x)),
+        (x,) = inputs
+        return (force_array(backend.get_array_module(x).tanh(x)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        y, = self.get_retained_outputs()
+        (y,) = self.get_retained_outputs()
         return TanhGrad().apply((y, grad_outputs[0]))
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return (_tanh_grad(self.retained_output_arrays()[0], grad_outputs[0]),)
+
+
+def _tanh_grad(y: Any, gy: Any) -> Any:
+    if not isinstance(y, numpy.ndarray):
+        return cuda.elementwise(
+            "T y, T gy", "T gx", "gx = gy * ((T)1 - y * y)", "kusari_tanh_bwd"
+        )(y, gy)
+    return force_array(gy * (1 - y * y))
 
 
 class TanhGrad(FunctionNode):
@@ -34,16 +45,11 @@ class TanhGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         y, gy = inputs
-        if not isinstance(y, numpy.ndarray):
-            return cuda.elementwise(
-                "T y, T gy", "T gx", "gx = gy * ((T)1 - y * y)", "kusari_tanh_bwd"
-            )(y, gy),
-        one = y.dtype.type(1)
-        return force_array(gy * (one - y * y)),
+        return (_tanh_grad(y, gy),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         y, gy = self.get_retained_inputs()
-        ggx, = grad_outputs
+        (ggx,) = grad_outputs
         ret: list[Any] = []
         for i in indexes:
             if i == 0:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy
 
-from kusari import backend, function_hook
+from kusari import backend, function_hook, utils
 from kusari.configuration import hot_flags
 from kusari.function_node import FunctionNode
 from kusari.utils import force_array, type_check
@@ -70,6 +70,34 @@ def _reduce_to(gx: Variable | None, shape: tuple[int, ...]) -> Variable | None:
     return sum_to(gx, shape)
 
 
+# The backward_array methods below are the first-order backward of each
+# function on bare arrays (see FunctionNode.backward_array). They compute
+# exactly what backward computes, in the same order of operations, so
+# results match bit for bit.
+
+
+def _retained(func: FunctionNode, i: int) -> Any:
+    """Retained input ``i`` of ``func`` as an array."""
+    node = func.inputs[i]  # type: ignore[index]
+    data = node.data
+    if data is None:
+        # An earlier backward through a shared subgraph dropped the node's
+        # copy while the Variable lives on; get_retained_inputs reads that.
+        data = node.get_variable()._data
+    return data
+
+
+def _sum_to_array(gy: Any, shape: tuple[int, ...]) -> Any:
+    return gy if gy.shape == shape else utils.sum_to(gy, shape)
+
+
+def _py_scalar(value: Any) -> Any:
+    # What backward's Variable arithmetic does to a constant (_check_scalar):
+    # a NumPy scalar would promote float32 gradients to float64.
+    t = type(value)
+    return value if t is float or t is int else _check_scalar(value, "backward")
+
+
 def _check_binary(in_types: Any) -> None:
     if type(in_types) is type_check.LightTypeInfoTuple and len(in_types) == 2:
         a, b = in_types
@@ -94,6 +122,9 @@ class Neg(FunctionNode):
     def backward(self, indexes: Any, gy: Any) -> tuple[Any, ...]:
         return (neg(gy[0]),)
 
+    def backward_array(self, indexes: Any, gy: Any) -> tuple[Any, ...]:
+        return (-gy[0],)
+
 
 def neg(self: Any) -> Variable:
     """Elementwise negation, ``-x``."""
@@ -117,6 +148,11 @@ class Absolute(FunctionNode):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x = self.get_retained_inputs()[0].array
+        xp = backend.get_array_module(x)
+        return (grad_outputs[0] * xp.sign(x),)
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        x = _retained(self, 0)
         xp = backend.get_array_module(x)
         return (grad_outputs[0] * xp.sign(x),)
 
@@ -145,6 +181,13 @@ class Add(FunctionNode):
         gy = grad_outputs[0]
         s0, s1 = self._shapes
         return tuple([_reduce_to(gy, s0 if i == 0 else s1) for i in indexes])
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        s0, s1 = self._shapes
+        if s0 == s1 == gy.shape:
+            return (gy,) * len(indexes)
+        return tuple([_sum_to_array(gy, s0 if i == 0 else s1) for i in indexes])
 
 
 class _ConstantOp(FunctionNode):
@@ -178,6 +221,9 @@ class AddConstant(_ConstantOp):
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (grad_outputs[0],)
 
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return (grad_outputs[0],)
+
 
 class MultiAdd(FunctionNode):
     """The sum of any number of same-shaped inputs."""
@@ -202,6 +248,10 @@ class MultiAdd(FunctionNode):
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
         return tuple([_reduce_to(gy, self._shapes[i]) for i in indexes])
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        return tuple([_sum_to_array(gy, self._shapes[i]) for i in indexes])
 
 
 def add(*xs: Any) -> Variable:
@@ -252,6 +302,16 @@ class Sub(FunctionNode):
             [_reduce_to(gy, s0) if i == 0 else _reduce_to(-gy, s1) for i in indexes]
         )
 
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        s0, s1 = self._shapes
+        return tuple(
+            [
+                _sum_to_array(gy, s0) if i == 0 else _sum_to_array(-gy, s1)
+                for i in indexes
+            ]
+        )
+
 
 class SubFromConstant(_ConstantOp):
     label_template = "{} - _"
@@ -261,6 +321,9 @@ class SubFromConstant(_ConstantOp):
         return (force_array(self.value - x0),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return (-grad_outputs[0],)
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (-grad_outputs[0],)
 
 
@@ -311,6 +374,25 @@ class Mul(FunctionNode):
             ret.append(_reduce_to(gy * other, xs[i].shape))
         return tuple(ret)
 
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        n0, n1 = self.inputs  # type: ignore[misc]
+        x0 = n0.data
+        x1 = n1.data
+        if x0 is None or x1 is None:  # see _retained
+            x0 = _retained(self, 0)
+            x1 = _retained(self, 1)
+        if len(indexes) == 2 and x0.shape == x1.shape == gy.shape:
+            return (gy * x1, gy * x0)
+        return tuple(
+            [
+                _sum_to_array(gy * x1, x0.shape)
+                if i == 0
+                else _sum_to_array(gy * x0, x1.shape)
+                for i in indexes
+            ]
+        )
+
 
 class MulConstant(_ConstantOp):
     label_template = "_ * {}"
@@ -321,6 +403,9 @@ class MulConstant(_ConstantOp):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (grad_outputs[0] * self.value,)
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return (grad_outputs[0] * _py_scalar(self.value),)
 
 
 def mul(self: Any, rhs: Any) -> Variable:
@@ -364,6 +449,19 @@ class Div(FunctionNode):
                 ret.append(_reduce_to(-gy * x0 / (x1 * x1), x1.shape))
         return tuple(ret)
 
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0]
+        x0 = _retained(self, 0)
+        x1 = _retained(self, 1)
+        return tuple(
+            [
+                _sum_to_array(gy / x1, x0.shape)
+                if i == 0
+                else _sum_to_array(-gy * x0 / (x1 * x1), x1.shape)
+                for i in indexes
+            ]
+        )
+
 
 class DivFromConstant(_FloatConstantOp):
     label_template = "{} / _"
@@ -376,6 +474,10 @@ class DivFromConstant(_FloatConstantOp):
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x = self.get_retained_inputs()[0]
         return (grad_outputs[0] * (-self.value) / (x * x),)
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        x = _retained(self, 0)
+        return (grad_outputs[0] * -_py_scalar(self.value) / (x * x),)
 
 
 def div(self: Any, rhs: Any) -> Variable:
@@ -414,6 +516,9 @@ class FloorDiv(FunctionNode):
         return (force_array(a // b),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        return (None,) * len(indexes)
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (None,) * len(indexes)
 
 
@@ -470,6 +575,21 @@ class PowVarVar(FunctionNode):
                 ret.append(_reduce_to(gy * y * log(x0), x1.shape))
         return tuple(ret)
 
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        x0 = _retained(self, 0)
+        x1 = _retained(self, 1)
+        (y,) = self._retained_output_data  # type: ignore[misc]
+        gy = grad_outputs[0]
+        xp = backend.get_array_module(x0)
+        return tuple(
+            [
+                _sum_to_array(gy * x1 * x0 ** (x1 - 1), x0.shape)
+                if i == 0
+                else _sum_to_array(gy * y * xp.log(x0), x1.shape)
+                for i in indexes
+            ]
+        )
+
 
 class PowVarConst(_FloatConstantOp):
     label_template = "_ ** {}"
@@ -486,6 +606,13 @@ class PowVarConst(_FloatConstantOp):
             return (grad_outputs[0] * (x * 2.0),)
         return (grad_outputs[0] * (c * x ** (c - 1)),)
 
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        x = _retained(self, 0)
+        c = _py_scalar(self.value)
+        if c == 2:
+            return (grad_outputs[0] * (x * 2.0),)
+        return (grad_outputs[0] * (c * x ** (c - 1)),)
+
 
 class PowConstVar(_FloatConstantOp):
     label_template = "{} ** _"
@@ -497,6 +624,10 @@ class PowConstVar(_FloatConstantOp):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         (y,) = self.get_retained_outputs()
+        return (grad_outputs[0] * y * math.log(self.value),)
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        (y,) = self._retained_output_data  # type: ignore[misc]
         return (grad_outputs[0] * y * math.log(self.value),)
 
 
