@@ -31,8 +31,16 @@ class ReLU(FunctionNode):
         return ReLUGrad(y, from_output=True).apply(grad_outputs)
 
     def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        y = self.retained_output_arrays()[0]
-        return ReLUGrad(y, from_output=True).forward(grad_outputs)
+        return (_relu_grad(self.retained_output_arrays()[0], grad_outputs[0]),)
+
+
+def _relu_grad(y: Any, gy: Any) -> Any:
+    """``gy * (y > 0)``; one fused pass on GPU instead of a mask and a multiply."""
+    if isinstance(gy, numpy.ndarray):
+        return gy * (y > 0)
+    return cuda.elementwise(
+        "T y, T gy", "T gx", "gx = y > (T)0 ? gy : (T)0", "kusari_relu_bwd"
+    )(y, gy)
 
 
 class ReLUGrad(FunctionNode):
@@ -51,11 +59,7 @@ class ReLUGrad(FunctionNode):
         (gy,) = inputs
         if not self.from_output:
             return (gy * self.mask,)
-        if isinstance(gy, numpy.ndarray):
-            return (gy * (self.mask > 0),)
-        return (cuda.elementwise(
-            "T y, T gy", "T gx", "gx = y > (T)0 ? gy : (T)0", "kusari_relu_bwd"
-        )(self.mask, gy),)
+        return (_relu_grad(self.mask, gy),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return ReLUGrad(self.mask, self.from_output).apply(grad_outputs)

@@ -50,8 +50,9 @@ _LARGE_L = 4096
 
 
 def compute_dtype(dtype: Any, xp: Any) -> Any:
-    """float16 is computed in float32 on the CPU (no half GEMM in OpenBLAS)."""
-    if dtype == numpy.float16 and xp is numpy:
+    """float16 is computed in float32: OpenBLAS has no half GEMM, and on GPU the
+    col2im gather would otherwise sum in half precision."""
+    if dtype == numpy.float16:
         return numpy.dtype(numpy.float32)
     return dtype
 
@@ -157,12 +158,10 @@ def conv_forward(
     L = 1
     for v in out:
         L *= v
+    W2 = xp.ascontiguousarray(W.reshape(groups, Og, K), dtype=cdt)
     if xp is not numpy and nd == 2:
-        cdt = _conv_gpu.gpu_dtype(x.dtype)
-        W2 = xp.ascontiguousarray(W.reshape(groups, Og, K), dtype=cdt)
         y = _conv_gpu.conv_forward(x, W2, s, p, d, k, out, cdt)
         return _finish(y, b, x.dtype)
-    W2 = xp.ascontiguousarray(W.reshape(groups, Og, K), dtype=cdt)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
         y = _conv_forward_bi(x, W2, s, p, d, k, out, cdt)
         return _finish(y, b, x.dtype)
@@ -217,9 +216,7 @@ def conv_grad_weight(
     for v in out:
         L *= v
     if xp is not numpy and nd == 2:
-        gW = _conv_gpu.conv_grad_weight(
-            x, gy, groups, s, p, d, k, _conv_gpu.gpu_dtype(x.dtype)
-        )
+        gW = _conv_gpu.conv_grad_weight(x, gy, groups, s, p, d, k, cdt)
         return gW.reshape(w_shape).astype(x.dtype, copy=False)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
         gW = _conv_grad_weight_bi(x, gy, s, p, d, k, groups, cdt).swapaxes(-1, -2)
@@ -294,8 +291,6 @@ def deconv_forward(
     Lin = 1
     for v in insz:
         Lin *= v
-    if xp is not numpy and nd == 2:
-        cdt = _conv_gpu.gpu_dtype(x.dtype)
     W2 = xp.ascontiguousarray(
         W.reshape(groups, Cing, Coutg * Kk).swapaxes(1, 2), dtype=cdt
     )

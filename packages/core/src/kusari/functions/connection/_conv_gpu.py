@@ -149,13 +149,6 @@ def _col2im(
     return y
 
 
-def gpu_dtype(dtype: Any) -> Any:
-    """float16 convolutions run their GEMMs and sums in float32 on GPU."""
-    import numpy
-
-    return numpy.dtype(numpy.float32) if dtype == numpy.float16 else dtype
-
-
 def _chunks(n: int, per_sample_bytes: int) -> list[tuple[int, int]]:
     step = max(1, min(n, _GPU_COL_BYTES // max(1, per_sample_bytes)))
     return [(i, min(step, n - i)) for i in range(0, n, step)]

@@ -115,32 +115,24 @@ class BatchNormalization(FunctionNode):
         cdt = stat_dtype(x.dtype)
         xc = x.astype(cdt, copy=False)
         mean = xc.mean(axis=axis)
-        if xp is not numpy:
-            return self._forward_gpu(x, xc, gamma, beta, mean, axis, bshape, m, cdt)
-        xm = xc - mean.reshape(bshape)
-        var = (xm * xm).mean(axis=axis)
-        inv_std = 1 / xp.sqrt(var + cdt.type(self.eps))
-        x_hat = xm * inv_std.reshape(bshape)
-        y = x_hat * gamma.astype(cdt, copy=False).reshape(bshape) \
-            + beta.astype(cdt, copy=False).reshape(bshape)
-        update_running(self.running_mean, self.running_var, mean, var, self.decay, m)
-        self._axis, self._bshape, self._m = axis, bshape, m
-        self.x_hat, self.inv_std = x_hat, inv_std
-        return force_array(y, x.dtype),
-
-    def _forward_gpu(self, x: Any, xc: Any, gamma: Any, beta: Any, mean: Any,
-                     axis: tuple[int, ...], bshape: tuple[int, ...], m: int,
-                     cdt: Any) -> tuple[Any, ...]:
-        # Normalisation, scale and shift in one kernel; x_hat is kept for backward.
-        var = xc.var(axis=axis)
-        inv_std = 1 / cuda.cupy.sqrt(var + cdt.type(self.eps))
-        x_hat, y = cuda.elementwise(
-            "T x, C mean, C inv_std, C gamma, C beta", "C x_hat, T y",
-            "x_hat = ((C)x - mean) * inv_std; y = (T)(gamma * x_hat + beta)",
-            "kusari_bn_fwd",
-        )(x, mean.reshape(bshape), inv_std.reshape(bshape),
-          gamma.astype(cdt, copy=False).reshape(bshape),
-          beta.astype(cdt, copy=False).reshape(bshape))
+        g = gamma.astype(cdt, copy=False).reshape(bshape)
+        b = beta.astype(cdt, copy=False).reshape(bshape)
+        if xp is numpy:
+            xm = xc - mean.reshape(bshape)
+            var = (xm * xm).mean(axis=axis)
+            inv_std = 1 / xp.sqrt(var + cdt.type(self.eps))
+            x_hat = xm * inv_std.reshape(bshape)
+            y = force_array(x_hat * g + b, x.dtype)
+        else:
+            # Normalisation, scale and shift in one kernel; x_hat is kept for
+            # the backward.
+            var = xc.var(axis=axis)
+            inv_std = 1 / xp.sqrt(var + cdt.type(self.eps))
+            x_hat, y = cuda.elementwise(
+                "T x, C mean, C inv_std, C gamma, C beta", "C x_hat, T y",
+                "x_hat = ((C)x - mean) * inv_std; y = (T)(gamma * x_hat + beta)",
+                "kusari_bn_fwd",
+            )(x, mean.reshape(bshape), inv_std.reshape(bshape), g, b)
         update_running(self.running_mean, self.running_var, mean, var, self.decay, m)
         self._axis, self._bshape, self._m = axis, bshape, m
         self.x_hat, self.inv_std = x_hat, inv_std
