@@ -21,6 +21,6 @@ def selu(x: Any, alpha: float = 1.6732632423543772,
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.selu(np.array([0., 1.], np.float64)).array
-        array([0.        , 1.05070099])
+        array([0.        , 1.05070])
     """
     return elu(x, alpha) * scale

@@ -47,6 +47,6 @@ def softplus(x: Any, beta: float = 1.0) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.softplus(np.zeros(1, np.float64)).array
-        array([0.69314718])
+        array([0.69315])
     """
     return Softplus(beta).apply((x,))[0]

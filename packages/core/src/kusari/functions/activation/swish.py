@@ -53,6 +53,6 @@ def swish(x: Any, beta: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.swish(np.array([[0., 2.]], np.float64), np.ones(2)).array
-        array([[0.        , 1.76159416]])
+        array([[0.        , 1.76159]])
     """
     return Swish().apply((x, beta))[0]

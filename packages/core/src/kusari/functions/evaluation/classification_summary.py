@@ -139,7 +139,7 @@ def f1_score(y: Any, t: Any, label_num: int | None = None,
         >>> import kusari.functions as F
         >>> y = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]], np.float32)
         >>> F.f1_score(y, np.array([0, 1, 1], np.int32))[0].array
-        array([0.66666667, 0.66666667])
+        array([0.66667, 0.66667])
     """
     ret = ClassificationSummary(label_num, 1.0, ignore_label).apply((y, t))
     return ret[2], ret[3]

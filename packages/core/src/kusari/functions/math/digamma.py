@@ -32,6 +32,6 @@ def digamma(x: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.digamma(np.ones(1, np.float32)).array
-        array([-0.5772157], dtype=float32)
+        array([-0.57722], dtype=float32)
     """
     return DiGamma().apply((x,))[0]

@@ -29,6 +29,6 @@ def erfcinv(x: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.erfcinv(np.array([0.5], np.float32)).array
-        array([0.47693628], dtype=float32)
+        array([0.47694], dtype=float32)
     """
     return ErfcInv().apply((x,))[0]

@@ -32,6 +32,6 @@ def log_ndtr(x: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.log_ndtr(np.zeros(1, np.float32)).array
-        array([-0.6931472], dtype=float32)
+        array([-0.69315], dtype=float32)
     """
     return LogNdtr().apply((x,))[0]

@@ -51,6 +51,6 @@ def polygamma(n: Any, x: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.polygamma(np.zeros(1, np.int32), np.ones(1, np.float32)).array
-        array([-0.5772157], dtype=float32)
+        array([-0.57722], dtype=float32)
     """
     return PolyGamma().apply((n, x))[0]

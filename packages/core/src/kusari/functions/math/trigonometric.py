@@ -159,6 +159,6 @@ def arctan2(x1: Any, x2: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.arctan2(np.ones(1, np.float32), np.ones(1, np.float32)).array
-        array([0.7853982], dtype=float32)
+        array([0.78540], dtype=float32)
     """
     return Arctan2().apply((x1, x2))[0]

@@ -51,7 +51,7 @@ def zeta(x: Any, q: Any) -> Variable:
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> F.zeta(np.array([2.], np.float32), np.ones(1, np.float32)).array  # pi**2/6
-        array([1.644934], dtype=float32)
+        array([1.64493], dtype=float32)
     """
     if isinstance(x, Variable):
         raise TypeError(

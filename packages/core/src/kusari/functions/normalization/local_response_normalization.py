@@ -144,6 +144,6 @@ def local_response_normalization(x: Any, n: int = 5, k: float = 2.0,
         >>> import kusari.functions as F
         >>> x = np.ones((1, 3), np.float32)
         >>> F.local_response_normalization(x, n=3, k=1., alpha=1., beta=1.).array
-        array([[0.33333334, 0.25      , 0.33333334]], dtype=float32)
+        array([[0.33333, 0.25   , 0.33333]], dtype=float32)
     """
     return LocalResponseNormalization(n, k, alpha, beta).apply((x,))[0]
