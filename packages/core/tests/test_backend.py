@@ -10,13 +10,15 @@ from kusari import backend
 from kusari.backends import cuda
 
 
-@pytest.mark.parametrize("spec", ["@numpy", -1, np, kusari.backend.CpuDevice()])
+@pytest.mark.parametrize(
+    "spec", ["@numpy", -1, "-1", "-2", np, kusari.backend.CpuDevice()]
+)
 def test_cpu_specs(spec):
     dev = kusari.get_device(spec)
     assert isinstance(dev, backend.CpuDevice) and dev.xp is np and dev.name == "@numpy"
 
 
-@pytest.mark.parametrize("spec", ["numpy", "@cupy:x", "@intel64", 1.5, None])
+@pytest.mark.parametrize("spec", ["numpy", "@cupy:x", "@intel64", "1.5", "", 1.5, None])
 def test_invalid_specs(spec):
     with pytest.raises(ValueError, match="(?i)device"):
         kusari.get_device(spec)

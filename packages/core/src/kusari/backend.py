@@ -49,7 +49,8 @@ def get_device(device_spec: Any) -> Device:
 
     Args:
         device_spec: A :class:`Device`; a string ``'@numpy'`` or
-            ``'@cupy:N'``; an int (``-1`` is the CPU, ``N >= 0`` GPU ``N``);
+            ``'@cupy:N'``; an int (``-1`` is the CPU, ``N >= 0`` GPU ``N``)
+            or its string form (``'-1'``, ``'0'``);
             the ``numpy`` or ``cupy`` module; a ``cupy.cuda.Device``; or a
             legacy ``(module, id)`` tuple.
 
@@ -93,6 +94,9 @@ def get_device(device_spec: Any) -> Device:
 def _parse_device_string(spec: str) -> Device:
     if spec == "@numpy":
         return _cpu_device
+    if spec.strip().lstrip("-").isdigit():
+        # Chainer 7's examples pass `--device -1` through as a string.
+        return get_device(int(spec))
     if spec.startswith("@cupy"):
         rest = spec[len("@cupy") :]
         if rest == "":
