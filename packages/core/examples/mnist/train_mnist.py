@@ -221,9 +221,14 @@ def main(argv: list[str] | None = None) -> float:
         accuracy = float(log[-1]["validation/main/accuracy"])
     out = os.path.abspath(args.out)
     print(f"\nFinal test accuracy: {accuracy:.4f}")
+    plots = (
+        ", loss.png and accuracy.png (plots)"
+        if os.path.exists(os.path.join(out, "loss.png"))
+        else ""
+    )
     print(
-        f"Results are in {out}: 'log' (JSON per epoch), snapshot_iter_*, "
-        "cg.dot (the graph), loss.png and accuracy.png (plots)."
+        f"Results are in {out}: 'log' (JSON per epoch), 'args', snapshot_iter_*, "
+        f"cg.dot (the graph){plots}."
     )
     return accuracy
 

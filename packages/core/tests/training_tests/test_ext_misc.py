@@ -84,9 +84,48 @@ def test_plot_report_and_variable_statistics_plot(tmp_path):
     trainer.run()
     out = tmp_path / "result"
     assert (out / "loss.png").read_bytes()[:4] == b"\x89PNG"
+    _assert_plot_is_drawn(out / "loss.png")
     assert (out / "statistics.png").stat().st_size > 0
     with pytest.raises(TypeError):
         extensions.VariableStatisticsPlot(3)
+
+
+def _assert_plot_is_drawn(path):
+    from matplotlib.image import imread
+
+    image = imread(str(path))
+    h, w = image.shape[:2]
+    assert 200 < w < 1200 and 200 < h < 1000, (w, h)
+    # The plotting area holds more than one colour (curve, grid), not a blank.
+    centre = image[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4, :3]
+    assert len(np.unique(centre.reshape(-1, 3), axis=0)) > 10
+
+
+@pytest.mark.skipif(not extensions.PlotReport.available(), reason="no matplotlib")
+def test_plot_report_labels_ticks_and_legend(tmp_path):
+    trainer = build_real_trainer(tmp_path, stop=(3, "epoch"))
+    model = trainer.updater.get_optimizer("main").target
+    it = iterators.SerialIterator(make_dataset(10), 4, repeat=False, shuffle=False)
+    trainer.extend(extensions.Evaluator(it, model))
+    seen = {}
+
+    def inspect(fig, ax, summary):
+        seen["title"] = ax.get_title()
+        seen["ylabel"] = ax.get_ylabel()
+        seen["xticks"] = [t for t in ax.get_xticks() if 1 <= t <= 3]
+
+    trainer.extend(
+        extensions.PlotReport(
+            ["main/loss", "validation/main/loss"],
+            "epoch",
+            postprocess=inspect,
+            filename="loss.png",
+        )
+    )
+    trainer.run()
+    assert seen["title"] == "loss by epoch" and seen["ylabel"] == "loss"
+    assert seen["xticks"] and all(float(t).is_integer() for t in seen["xticks"])
+    _assert_plot_is_drawn(tmp_path / "result" / "loss.png")
 
 
 def test_parameter_statistics(tmp_path):

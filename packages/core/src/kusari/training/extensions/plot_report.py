@@ -74,7 +74,15 @@ class PlotReport(extension.Extension):
                 self._data[k].append((x, stats[k]))
         fig = _plot.new_figure()
         ax = fig.add_subplot(111)
+        y_label = _common_label(self._y_keys)
+        ax.set_title(f"{y_label} by {self._x_key}")
         ax.set_xlabel(self._x_key)
+        ax.set_ylabel(y_label)
+        if self._x_key in ("epoch", "iteration"):
+            from matplotlib.ticker import MaxNLocator
+
+            # Counts are whole numbers: no "0.5 epoch" ticks on short runs.
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if self._grid:
             ax.grid()
         for k in self._y_keys:
@@ -84,9 +92,12 @@ class PlotReport(extension.Extension):
         if ax.has_data():
             if self._postprocess is not None:
                 self._postprocess(fig, ax, self._summary)
-            legend = ax.legend(bbox_to_anchor=(1.05, 1), loc=2, borderaxespad=0.0)
-            _plot.save_figure(fig, os.path.join(trainer.out, self._file_name),
-                              bbox_extra_artists=(legend,), bbox_inches="tight")
+            # Inside the axes where the curves leave room, rather than beside
+            # them, where it took a third of the image.
+            ax.legend(loc="best", fontsize="small")
+            _plot.save_figure(
+                fig, os.path.join(trainer.out, self._file_name), bbox_inches="tight"
+            )
         self._summary = reporter.DictSummary()
 
     def serialize(self, serializer: Any) -> None:
@@ -98,3 +109,10 @@ class PlotReport(extension.Extension):
         else:
             data = json.loads(serializer(key, ""))
             self._data = {k: [tuple(p) for p in v] for k, v in data.items()}
+
+
+def _common_label(keys: Sequence[str]) -> str:
+    """The y axis's name: the last path part the keys share ('main/loss' and
+    'validation/main/loss' give 'loss'), else the keys themselves."""
+    last = {k.rsplit("/", 1)[-1] for k in keys}
+    return last.pop() if len(last) == 1 else ", ".join(keys)
