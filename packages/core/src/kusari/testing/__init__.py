@@ -16,18 +16,66 @@ from typing import Any
 
 import numpy
 
+from kusari.testing import attr, condition
 from kusari.testing.array import assert_allclose
+from kusari.testing.backend import BackendConfig, inject_backend_tests
+from kusari.testing.function_link import (
+    FunctionTestCase,
+    FunctionTestError,
+    LinkTestError,
+)
+from kusari.testing.helper import (
+    assert_warns,
+    generate_matrix,
+    patch,
+    run_module,
+    with_requires,
+    without_requires,
+)
 from kusari.testing.ops import DEFAULT_TOLERANCES, check_op, make_noncontiguous
+from kusari.testing.parameterized import (
+    from_pytest_parameterize,
+    parameterize,
+    parameterize_pytest,
+)
+from kusari.testing.serializer import (
+    save_and_load,
+    save_and_load_hdf5,
+    save_and_load_npz,
+)
+from kusari.testing.training import get_trainer_with_mock_updater
+from kusari.testing.unary_math_function_test import unary_math_function_unittest
 
 __all__ = [
     "DEFAULT_TOLERANCES",
+    "BackendConfig",
+    "FunctionTestCase",
+    "FunctionTestError",
+    "LinkTestError",
     "assert_allclose",
+    "assert_warns",
+    "attr",
     "check_op",
+    "condition",
     "fix_random",
+    "from_pytest_parameterize",
+    "generate_matrix",
     "generate_seed",
+    "get_trainer_with_mock_updater",
+    "inject_backend_tests",
     "make_noncontiguous",
+    "parameterize",
+    "parameterize_pytest",
+    "patch",
     "product",
     "product_dict",
+    "run_module",
+    "save_and_load",
+    "save_and_load_hdf5",
+    "save_and_load_npz",
+    "unary_math_function_unittest",
+    "with_requires",
+    "without_requires",
 ]
 
 

@@ -1,0 +1,120 @@
+"""``unary_math_function_unittest``: the standard tests of a unary math function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy
+
+from kusari.testing.backend import inject_backend_tests
+from kusari.testing.parameterized import parameterize
+
+
+def _default_data(shape: tuple[int, ...], dtype: Any) -> tuple[Any, Any, Any]:
+    def draw() -> Any:
+        return numpy.random.uniform(-1, 1, shape).astype(dtype)
+
+    return draw(), draw(), draw()
+
+
+def unary_math_function_unittest(
+    func: Callable[..., Any],
+    func_expected: Callable[..., Any] | None = None,
+    label_expected: str | None = None,
+    make_data: Callable[..., Any] | None = None,
+    is_linear: bool | None = None,
+    forward_options: dict[str, Any] | None = None,
+    backward_options: dict[str, Any] | None = None,
+    double_backward_options: dict[str, Any] | None = None,
+) -> Callable[[type], Any]:
+    """Class decorator: test ``func`` against ``func_expected`` (NumPy's function
+    of the same name by default) on shapes ``(3, 2)`` and ``()`` in float16,
+    float32 and float64, with numerical backward and double-backward checks,
+    on the CPU and (where present) the GPU.
+
+    Args:
+        func: The kusari function (one input, one output).
+        func_expected: Its NumPy reference.
+        label_expected: Unused (kusari's nodes have labels of their own);
+            kept for Chainer's signature.
+        make_data: ``make_data(shape, dtype) -> (x, gy, ggx)`` for functions
+            with a restricted domain.
+        is_linear: Skip the double-backward check (it is zero for a linear
+            function, so a numerical check says nothing).
+        forward_options: ``atol``/``rtol`` for the forward check.
+        backward_options: Options for ``check_backward``.
+        double_backward_options: Options for ``check_double_backward``.
+
+    Example:
+        >>> import unittest
+        >>> import kusari.functions as F
+        >>> from kusari import testing
+        >>> @testing.unary_math_function_unittest(F.sin)
+        ... class TestSin(unittest.TestCase):
+        ...     pass
+    """
+    from kusari import gradient_check
+    from kusari.testing.array import assert_allclose
+    from kusari.variable import Variable
+
+    reference = func_expected or getattr(numpy, func.__name__)
+    data = make_data or _default_data
+
+    def options(dtype: Any, given: dict[str, Any] | None, f16: dict[str, Any]) -> Any:
+        if given is not None:
+            return dict(given)
+        return dict(f16) if dtype == numpy.float16 else {}
+
+    def setUp(self: Any) -> None:
+        self.x, self.gy, self.ggx = data(self.shape, self.dtype)
+
+    def test_forward(self: Any, backend_config: Any) -> None:
+        x = backend_config.get_array(self.x)
+        with backend_config:
+            y = func(Variable(x))
+        assert y.dtype == self.dtype, f"{func.__name__}: dtype {y.dtype}"
+        expected = numpy.asarray(reference(self.x), dtype=self.dtype)
+        tol = options(self.dtype, forward_options, {"atol": 1e-3, "rtol": 1e-3})
+        assert_allclose(y.array, expected, **tol)
+
+    def test_backward(self: Any, backend_config: Any) -> None:
+        x, gy = backend_config.get_array((self.x, self.gy))
+        opts = options(
+            self.dtype, backward_options, {"eps": 2.0**-3, "atol": 1e-2, "rtol": 5e-2}
+        )
+        with backend_config:
+            gradient_check.check_backward(func, x, gy, dtype=numpy.float64, **opts)
+
+    def test_double_backward(self: Any, backend_config: Any) -> None:
+        if is_linear:
+            return
+        x, gy, ggx = backend_config.get_array((self.x, self.gy, self.ggx))
+        opts = options(
+            self.dtype,
+            double_backward_options,
+            {"eps": 2.0**-3, "atol": 5e-2, "rtol": 5e-2},
+        )
+        with backend_config:
+            gradient_check.check_double_backward(
+                func, x, gy, ggx, dtype=numpy.float64, **opts
+            )
+
+    def decorate(klass: type) -> Any:
+        for name, member in (
+            ("setUp", setUp),
+            ("test_forward", test_forward),
+            ("test_backward", test_backward),
+            ("test_double_backward", test_double_backward),
+        ):
+            setattr(klass, name, member)
+        cases = parameterize(
+            *(
+                {"shape": shape, "dtype": dtype}
+                for shape in ((3, 2), ())
+                for dtype in (numpy.float16, numpy.float32, numpy.float64)
+            )
+        )(klass)
+        return inject_backend_tests(None, [{}, {"use_cuda": True}])(cases)
+
+    return decorate
