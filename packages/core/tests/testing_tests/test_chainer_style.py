@@ -267,6 +267,7 @@ def test_attr_marks_are_pytest_marks():
     for mark in (testing.attr.gpu, testing.attr.slow, testing.attr.multi_gpu(2)):
         marked = mark(f)
         assert marked.pytestmark
+
     def g():
         pass
 
@@ -322,3 +323,83 @@ def test_trainer_with_mock_updater_counts_epochs():
     )
     trainer.run()
     assert trainer.updater.iteration == 10 and epochs == [1.0, 2.0]
+
+
+def _linear_case(scale_expected=1.0, broken_grad=False):
+    class ScaledGrad(FunctionNode):
+        def forward(self, inputs):
+            return (inputs[0].copy(),)
+
+        def backward(self, indexes, grad_outputs):
+            return (grad_outputs[0] * 1.5,)
+
+    @testing.inject_backend_tests(None, [{}])
+    class TestLinear(testing.LinkTestCase):
+        param_names = ("W", "b")
+
+        def setUp(self):
+            self.check_backward_options = {"atol": 1e-3, "rtol": 1e-3}
+
+        def generate_params(self):
+            w = np.random.uniform(-1, 1, (3, 2)).astype(np.float32)
+            return w, np.random.uniform(-1, 1, 3).astype(np.float32)
+
+        def generate_inputs(self):
+            return (np.random.uniform(-1, 1, (4, 2)).astype(np.float32),)
+
+        def create_link(self, initializers):
+            w, b = initializers
+            return L.Linear(2, 3, initialW=w, initial_bias=b)
+
+        def forward(self, link, inputs, device):
+            y = link(*inputs)
+            return ((ScaledGrad().apply((y,))[0] if broken_grad else y),)
+
+        def forward_expected(self, link, inputs):
+            w, b = link.W.array, link.b.array
+            return ((inputs[0] @ w.T + b) * scale_expected,)
+
+    return TestLinear
+
+
+def test_link_test_case_passes_and_catches_bugs():
+    good = _run([_linear_case()])
+    assert good.testsRun == 2 and good.wasSuccessful(), good.failures + good.errors
+    wrong_forward = _run([_linear_case(scale_expected=2.0)])
+    assert [t.id().rsplit(".", 1)[-1] for t, _ in wrong_forward.failures] == [
+        "test_forward__use_cuda_false"
+    ]
+    wrong_backward = _run([_linear_case(broken_grad=True)])
+    assert [t.id().rsplit(".", 1)[-1] for t, _ in wrong_backward.failures] == [
+        "test_backward__use_cuda_false"
+    ]
+    assert "LinkTestError" in wrong_backward.failures[0][1]
+
+
+def test_link_initializers_test_case():
+    from kusari import initializers
+
+    def case(bias_options):
+        @testing.inject_backend_tests(None, [{}])
+        class TestLinearInit(testing.LinkInitializersTestCase):
+            param_names = ("W", "b")
+
+            def generate_params(self):
+                return initializers.Constant(1.0), initializers.Constant(0.0)
+
+            def generate_inputs(self):
+                return (np.ones((1, 2), np.float32),)
+
+            def create_link(self, inits):
+                return L.Linear(2, 3, initialW=inits[0], initial_bias=inits[1])
+
+            def get_initializers(self):
+                return ([initializers.Constant(2.0), 3.0], bias_options)
+
+        return TestLinearInit
+
+    good = _run([case([4.0, testing.InitializerArgument(None, 0.0)])])
+    assert good.testsRun == 1 and good.wasSuccessful(), good.failures + good.errors
+    # Linear's default bias is 0, not 5: the test must say so.
+    bad = _run([case([testing.InitializerArgument(None, 5.0)])])
+    assert len(bad.failures) == 1 and "'b' initialized with None" in bad.failures[0][1]

@@ -32,6 +32,11 @@ from kusari.testing.helper import (
     with_requires,
     without_requires,
 )
+from kusari.testing.link_test import (
+    InitializerArgument,
+    LinkInitializersTestCase,
+    LinkTestCase,
+)
 from kusari.testing.ops import DEFAULT_TOLERANCES, check_op, make_noncontiguous
 from kusari.testing.parameterized import (
     from_pytest_parameterize,
@@ -51,6 +56,9 @@ __all__ = [
     "BackendConfig",
     "FunctionTestCase",
     "FunctionTestError",
+    "InitializerArgument",
+    "LinkInitializersTestCase",
+    "LinkTestCase",
     "LinkTestError",
     "assert_allclose",
     "assert_warns",
