@@ -124,7 +124,8 @@ def test_commands_executed_once_with_responses(tmp_path: Path) -> None:
         "lr": {"old": 0.1, "new": 0.01},
         "momentum": {"old": 0.9, "new": 0.5},
     }
-    assert "no hyperparameter 'nope'" in hist[1]["response"]["error"]
+    error = hist[1]["response"]["error"]
+    assert "no hyperparameter 'nope'; it has lr, momentum" in error
     assert hist[2]["response"] == {"files": ["snapshot_iter_1"]}
     assert hist[3]["iteration"] == 1
     status = cmd_files.read_status(tmp_path)
@@ -179,6 +180,66 @@ def test_finished_status_and_no_commands_file(tmp_path: Path) -> None:
     trainer.run()
     assert trainer.updater.iteration == 5
     assert cmd_files.read_status(tmp_path)["state"] == "finished"  # type: ignore[index]
+
+
+class FailingTrainer(Trainer):
+    """Raises at iteration 3, calling on_error then finalize like Chainer's."""
+
+    def run(self) -> None:
+        for ext in self.extensions:
+            ext.initialize(self)
+        try:
+            while True:
+                self.updater.iteration += 1
+                if self.updater.iteration == 3:
+                    raise FloatingPointError("loss is nan")
+                for ext in self.extensions:
+                    ext(self)
+        except Exception as e:
+            for ext in self.extensions:
+                ext.on_error(self, e, None)
+            raise
+        finally:
+            for ext in self.extensions:
+                ext.finalize()
+
+
+def test_a_crashed_run_is_failed_with_its_error(tmp_path: Path) -> None:
+    trainer = FailingTrainer(tmp_path, stop_at=100)
+    trainer.extend(CommandsExtension())
+    with pytest.raises(FloatingPointError):
+        trainer.run()
+    status = cmd_files.read_status(tmp_path)
+    assert status is not None and status["state"] == "failed"
+    assert status["error"] == "FloatingPointError: loss is nan"
+    assert status["iteration"] == 3
+
+
+@pytest.mark.parametrize(
+    "hyperparams, message",
+    [
+        ({"target": 0}, "no hyperparameter 'target'"),
+        ({"__class__": 1}, "no hyperparameter '__class__'"),
+        ({"lr": "0.1"}, "must be a finite number"),
+        ({"lr": True}, "must be a finite number"),
+        ({"lr": 1e300}, "must be a finite number"),
+        ({"lr": 0.5, "hyperparam": 1}, "no hyperparameter 'hyperparam'"),
+    ],
+)
+def test_adjust_refuses_anything_but_declared_hyperparameters(
+    tmp_path: Path, hyperparams: dict[str, Any], message: str
+) -> None:
+    trainer = Trainer(tmp_path, stop_at=2)
+    trainer.extend(CommandsExtension())
+    cmd_files.request_command(
+        tmp_path, "adjust_hyperparams", {"hyperparams": hyperparams}
+    )
+    trainer.run()
+    (entry,) = cmd_files.history(tmp_path)
+    assert entry["status"] == "error" and message in entry["response"]["error"]
+    # Nothing applied, not even the valid part of a mixed command.
+    assert trainer.updater.opt.hyperparam.lr == 0.1
+    assert isinstance(trainer.updater.opt, Optimizer)
 
 
 def test_stop_trigger_delegates_attributes(tmp_path: Path) -> None:
@@ -251,3 +312,15 @@ def test_junk_commands_file_does_not_break_training(tmp_path: Path, bad: str) ->
     trainer.extend(CommandsExtension())
     trainer.run()
     assert trainer.updater.iteration == 3
+
+
+def test_protocol_files_get_the_umask_mode(tmp_path: Path) -> None:
+    import os
+
+    old = os.umask(0o022)
+    try:
+        cmd_files.request_command(tmp_path, "stop")
+        mode = (tmp_path / cmd_files.COMMANDS_FILE).stat().st_mode & 0o777
+        assert mode == 0o644
+    finally:
+        os.umask(old)

@@ -34,6 +34,7 @@ STATUS_FILE = "kusari_ui_status.json"
 COMMAND_NAMES = ("take_snapshot", "stop", "adjust_hyperparams")
 
 _lock = threading.Lock()
+_umask_lock = threading.Lock()
 
 
 def now_iso() -> str:
@@ -50,6 +51,9 @@ def write_json_atomic(path: str | os.PathLike[str], data: Any) -> None:
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name, dir=path.parent)
     try:
+        # mkstemp makes the file 0600; give it the mode an open() would, so
+        # a job and a UI running as different users can share the folder.
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, allow_nan=False)
         os.replace(tmp, path)
@@ -59,6 +63,13 @@ def write_json_atomic(path: str | os.PathLike[str], data: Any) -> None:
         except OSError:
             pass
         raise
+
+
+def _umask() -> int:
+    with _umask_lock:  # os.umask can only be read by setting it
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
 
 
 def read_json(path: str | os.PathLike[str], default: Any) -> Any:

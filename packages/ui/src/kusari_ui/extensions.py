@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import math
 import os
 import time
 import types
@@ -130,6 +131,7 @@ class CommandsExtension:
         self._last_beat = 0.0
         self._out: str | None = None
         self._trainer: Any = None
+        self._failure: str | None = None
 
     # -- Extension protocol ------------------------------------------------
     def initialize(self, trainer: Any) -> None:
@@ -167,11 +169,20 @@ class CommandsExtension:
                 trainer, "stopping" if self.stop_requested else "running"
             )
 
+    def on_error(self, trainer: Any, exc: BaseException, tb: Any = None) -> None:
+        """Remember why training failed (Chainer's Trainer calls this before
+        ``finalize`` when the loop raised)."""
+        self._failure = f"{type(exc).__name__}: {exc}"[:2000]
+
     def finalize(self, trainer: Any = None) -> None:
-        """Mark the run finished (or stopped, if the UI stopped it)."""
+        """Mark the run finished, stopped (by the UI) or failed (it raised)."""
         if self._out is not None:
-            state = "stopped" if self.stop_requested else "finished"
-            self._write_status(trainer or self._trainer, state)
+            if self._failure is not None:
+                state, extra = "failed", {"error": self._failure}
+            else:
+                state = "stopped" if self.stop_requested else "finished"
+                extra = {}
+            self._write_status(trainer or self._trainer, state, **extra)
 
     # -- commands ----------------------------------------------------------
     def _execute(self, trainer: Any, cid: str, cmd: dict[str, Any]) -> None:
@@ -216,36 +227,74 @@ class CommandsExtension:
         if not isinstance(hyperparams, dict) or not hyperparams:
             raise ValueError("body.hyperparams must be a non-empty object")
         optimizer = trainer.updater.get_optimizer(str(body.get("optimizer", "main")))
-        hp = getattr(optimizer, "hyperparam", None)
+        declared = _declared_hyperparams(optimizer)
+        # Check everything first: a command applies fully or not at all.
+        for key, value in hyperparams.items():
+            if key not in declared:
+                raise ValueError(
+                    f"optimizer has no hyperparameter {key!r}; it has "
+                    f"{', '.join(sorted(declared)) or 'none'}"
+                )
+            if (
+                not isinstance(value, int | float)
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or abs(value) > _MAX_HYPERPARAM
+            ):
+                raise ValueError(
+                    f"hyperparameter {key!r} must be a finite number with "
+                    f"|value| <= {_MAX_HYPERPARAM:g}, got {value!r}"
+                )
+        hp = optimizer.hyperparam
         changes: dict[str, Any] = {}
         for key, value in hyperparams.items():
-            if hp is not None and hasattr(hp, key):
-                target = hp
-            elif hasattr(optimizer, key):
-                target = optimizer
-            else:
-                raise ValueError(f"optimizer has no hyperparameter {key!r}")
-            old = getattr(target, key)
+            old = getattr(hp, key)
             new = (
                 int(value)
                 if isinstance(old, int) and float(value).is_integer()
                 else (float(value))
             )
-            setattr(target, key, new)
+            setattr(hp, key, new)
             changes[key] = {"old": _jsonable(old), "new": new}
         return changes
 
-    def _write_status(self, trainer: Any, state: str) -> None:
+    def _write_status(self, trainer: Any, state: str, **extra: Any) -> None:
         self._last_beat = time.time()
         if self._out is None:
             return
-        data = {"state": state, "heartbeat": self._last_beat, **_position(trainer)}
+        data = {
+            "state": state,
+            "heartbeat": self._last_beat,
+            **_position(trainer),
+            **extra,
+        }
         try:
             cmd_files.write_json_atomic(
                 os.path.join(self._out, cmd_files.STATUS_FILE), data
             )
         except OSError as exc:  # a full disk must not stop training
             logger.warning("kusari-ui: cannot write status: %s", exc)
+
+
+# Larger magnitudes are typos, not hyperparameters; refused with a message.
+_MAX_HYPERPARAM = 1e6
+
+
+def _declared_hyperparams(optimizer: Any) -> set[str]:
+    """The optimizer's own numeric hyperparameters (``optimizer.hyperparam``);
+    nothing else of the optimizer may be set from the UI."""
+    hp = getattr(optimizer, "hyperparam", None)
+    if hp is None:
+        return set()
+    get_dict = getattr(hp, "get_dict", None)
+    values = get_dict() if callable(get_dict) else vars(hp)
+    return {
+        k
+        for k, v in values.items()
+        if not k.startswith("_")
+        and isinstance(_jsonable(v), int | float)
+        and not isinstance(v, bool)
+    }
 
 
 def _jsonable(value: Any) -> Any:
