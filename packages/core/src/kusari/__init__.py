@@ -137,8 +137,13 @@ from kusari import optimizer, optimizer_hooks, optimizers  # noqa: E402
 from kusari.optimizer import GradientMethod, Optimizer, UpdateRule  # noqa: E402
 from kusari import training  # noqa: E402
 
-# `chainer.cuda` is an alias of `chainer.backends.cuda`.
+from kusari import memory_layouts  # noqa: E402
+from kusari.functions.math import basic_math  # noqa: E402
+
+# `chainer.cuda` is an alias of `chainer.backends.cuda`, and Chainer code
+# imports `chainer.basic_math` (the arithmetic FunctionNodes) by that name.
 _sys.modules[__name__ + ".cuda"] = cuda
+_sys.modules[__name__ + ".basic_math"] = basic_math
 
 
 def is_debug() -> bool:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kusari import backend
 from kusari.function_node import FunctionNode
-from kusari.functions.array._util import scatter_add_flat
-from kusari.utils import get_conv_outsize, type_check
+from kusari.utils import type_check
+from kusari.utils.conv import col2im_array, im2col_array
 from kusari.variable import Variable
 
 
@@ -17,46 +16,6 @@ def _pair(x: Any, name: str) -> tuple[int, int]:
             raise ValueError(f"im2col: {name} must be an int or a pair, got {x!r}")
         return int(x[0]), int(x[1])
     return int(x), int(x)
-
-
-def im2col_array(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int,
-                 cover_all: bool, dy: int, dx: int) -> Any:
-    """Patches of ``img`` (n, c, h, w) as (n, c, kh, kw, out_h, out_w)."""
-    xp = backend.get_array_module(img)
-    n, c, h, w = img.shape
-    out_h = get_conv_outsize(h, kh, sy, ph, cover_all, dy)
-    out_w = get_conv_outsize(w, kw, sx, pw, cover_all, dx)
-    if out_h <= 0 or out_w <= 0:
-        raise ValueError(f"im2col: the output would be empty ({out_h}x{out_w}); "
-                         "check ksize, stride and pad against the input size")
-    # Bottom/right padding large enough for every strided window (cover_all
-    # may read past the normal padding).
-    ph2 = max(ph, sy * (out_h - 1) + dy * (kh - 1) - h - ph + 1)
-    pw2 = max(pw, sx * (out_w - 1) + dx * (kw - 1) - w - pw + 1)
-    padded = xp.pad(img, ((0, 0), (0, 0), (ph, ph2), (pw, pw2)))
-    s = padded.strides
-    view = xp.lib.stride_tricks.as_strided(
-        padded, (n, c, kh, kw, out_h, out_w),
-        (s[0], s[1], s[2] * dy, s[3] * dx, s[2] * sy, s[3] * sx))
-    return xp.ascontiguousarray(view)
-
-
-def col2im_array(col: Any, sy: int, sx: int, ph: int, pw: int, h: int, w: int,
-                 dy: int, dx: int) -> Any:
-    """The adjoint of :func:`im2col_array`: sum patches back into an image."""
-    xp = backend.get_array_module(col)
-    n, c, kh, kw, out_h, out_w = col.shape
-    hp = max(h + 2 * ph, sy * (out_h - 1) + dy * (kh - 1) + 1)
-    wp = max(w + 2 * pw, sx * (out_w - 1) + dx * (kw - 1) + 1)
-    iy = ((xp.arange(kh) * dy)[:, None, None, None]
-          + (xp.arange(out_h) * sy)[None, None, :, None])
-    ix = ((xp.arange(kw) * dx)[None, :, None, None]
-          + (xp.arange(out_w) * sx)[None, None, None, :])
-    base = xp.arange(n * c) * (hp * wp)
-    index = (iy * wp + ix)[None] + base[:, None, None, None, None]
-    flat = scatter_add_flat(xp, index, col.reshape(n * c, kh, kw, out_h, out_w),
-                            n * c * hp * wp, col.dtype)
-    return flat.reshape(n, c, hp, wp)[:, :, ph:ph + h, pw:pw + w]
 
 
 class Im2Col(FunctionNode):

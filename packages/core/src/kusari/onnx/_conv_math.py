@@ -1,0 +1,232 @@
+"""Converters of activations, arithmetic, reductions and matmul."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kusari.functions.activation.clipped_relu import ClippedReLU
+from kusari.functions.activation.elu import ELU
+from kusari.functions.activation.hard_sigmoid import HardSigmoid
+from kusari.functions.activation.leaky_relu import LeakyReLU
+from kusari.functions.activation.log_softmax import LogSoftmax
+from kusari.functions.activation.prelu import PReLU
+from kusari.functions.activation.relu import ReLU
+from kusari.functions.activation.sigmoid import Sigmoid
+from kusari.functions.activation.softmax import Softmax
+from kusari.functions.activation.softplus import Softplus
+from kusari.functions.activation.tanh import Tanh
+from kusari.functions.math import basic_math as bm
+from kusari.functions.math.clip import Clip
+from kusari.functions.math.exponential import Exp, Log
+from kusari.functions.math.hyperbolic import Cosh, Sinh
+from kusari.functions.math.identity import Identity
+from kusari.functions.math.matmul import MatMul
+from kusari.functions.math.maximum import Maximum
+from kusari.functions.math.minimum import Minimum
+from kusari.functions.math.minmax import Max, Min
+from kusari.functions.math.sqrt import Sqrt
+from kusari.functions.math.square import Square
+from kusari.functions.math.squared_difference import SquaredDifference
+from kusari.functions.math.sum import Sum
+from kusari.functions.math.trigonometric import Cos, Sin, Tan
+from kusari.onnx._context import ConvertContext, Tensor, register_converter, unsupported
+
+ConverterFn = Callable[[ConvertContext, Any, list[Tensor], list[Tensor]], None]
+
+
+def _simple(op_type: str, **attrs: Any) -> ConverterFn:
+    """A converter to one ONNX node with the same inputs and outputs."""
+
+    def convert(
+        ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+    ) -> None:
+        ctx.node(op_type, [t.name for t in ins], [outs[0].name], **attrs)
+
+    return convert
+
+
+_UNARY = {
+    ReLU: "Relu", Sigmoid: "Sigmoid", Tanh: "Tanh", Exp: "Exp", Log: "Log",
+    Sqrt: "Sqrt", Sin: "Sin", Cos: "Cos", Tan: "Tan", Sinh: "Sinh", Cosh: "Cosh",
+    bm.Neg: "Neg", bm.Absolute: "Abs",
+}
+_BINARY = {
+    bm.Add: "Add", bm.Sub: "Sub", bm.Mul: "Mul", bm.Div: "Div",
+    bm.PowVarVar: "Pow", Maximum: "Max", Minimum: "Min",
+}
+
+
+def _multi_add(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    ctx.node("Sum", [t.name for t in ins], [outs[0].name])
+
+
+def _constant_op(op_type: str, const_first: bool) -> ConverterFn:
+    """``x op value`` (or ``value op x``) for the ``*Constant`` nodes."""
+
+    def convert(
+        ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+    ) -> None:
+        c = ctx.const(func.value, "value", ins[0].dtype)
+        args = [c, ins[0].name] if const_first else [ins[0].name, c]
+        ctx.node(op_type, args, [outs[0].name])
+
+    return convert
+
+
+def _square(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+    ctx.node("Mul", [ins[0].name, ins[0].name], [outs[0].name])
+
+
+def _squared_difference(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    d = ctx.node("Sub", [ins[0].name, ins[1].name])[0]
+    ctx.node("Mul", [d, d], [outs[0].name])
+
+
+def _identity(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    for x, y in zip(ins, outs):
+        ctx.node("Identity", [x.name], [y.name])
+
+
+def _softmax(op_type: str) -> ConverterFn:
+    def convert(
+        ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+    ) -> None:
+        ctx.node(op_type, [ins[0].name], [outs[0].name], axis=int(func.axis))
+
+    return convert
+
+
+def _leaky_relu(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    ctx.node("LeakyRelu", [ins[0].name], [outs[0].name], alpha=float(func.slope))
+
+
+def _elu(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+    ctx.node("Elu", [ins[0].name], [outs[0].name], alpha=float(func.alpha))
+
+
+def _softplus(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    beta = float(func.beta)
+    if beta == 1.0:
+        ctx.node("Softplus", [ins[0].name], [outs[0].name])
+        return
+    # log(1 + exp(beta x)) / beta
+    b = ctx.const(beta, "beta", ins[0].dtype)
+    bx = ctx.node("Mul", [ins[0].name, b])[0]
+    sp = ctx.node("Softplus", [bx])[0]
+    ctx.node("Div", [sp, b], [outs[0].name])
+
+
+def _clip_between(
+    ctx: ConvertContext, x: Tensor, low: Any, high: Any, out: str
+) -> None:
+    lo = "" if low is None else ctx.const(low, "min", x.dtype)
+    hi = "" if high is None else ctx.const(high, "max", x.dtype)
+    ctx.node("Clip", [x.name, lo, hi], [out])
+
+
+def _clipped_relu(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    _clip_between(ctx, ins[0], 0, func.cap, outs[0].name)
+
+
+def _clip(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+    _clip_between(ctx, ins[0], func.x_min, func.x_max, outs[0].name)
+
+
+def _hard_sigmoid(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    # kusari's hard_sigmoid is clip(0.2 x + 0.5, 0, 1), ONNX's defaults.
+    ctx.node("HardSigmoid", [ins[0].name], [outs[0].name], alpha=0.2, beta=0.5)
+
+
+def _prelu(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+    x, w = ins
+    # W covers the axes right after the batch axis; ONNX broadcasts from the
+    # right, so give W trailing unit axes.
+    shape = list(w.shape) + [1] * (x.ndim - 1 - w.ndim)
+    slope = ctx.node("Reshape", [w.name, ctx.ints(shape, "shape")])[0]
+    ctx.node("PRelu", [x.name, slope], [outs[0].name])
+
+
+def _matmul(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+    a, b = ins
+    names = []
+    for t, trans in ((a, func.transa), (b, func.transb)):
+        if trans and t.ndim >= 2:
+            perm = list(range(t.ndim - 2)) + [t.ndim - 1, t.ndim - 2]
+            names.append(ctx.node("Transpose", [t.name], perm=perm)[0])
+        else:
+            names.append(t.name)
+    ctx.node("MatMul", names, [outs[0].name])
+
+
+def _axes(func: Any, ndim: int) -> list[int] | None:
+    axis = func.axis
+    if axis is None:
+        return None
+    if isinstance(axis, int):
+        axis = (axis,)
+    return [int(a) % ndim for a in axis]
+
+
+def _reduction(op_type: str) -> ConverterFn:
+    def convert(
+        ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+    ) -> None:
+        x = ins[0]
+        if x.ndim == 0:
+            ctx.node("Identity", [x.name], [outs[0].name])
+            return
+        ctx.reduce(op_type, x.name, _axes(func, x.ndim), func.keepdims, outs[0].name)
+
+    return convert
+
+
+def _pow_var_const(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    if not isinstance(func.value, (int, float)) and getattr(func.value, "ndim", 0):
+        raise unsupported(func, "the exponent must be a scalar")
+    _constant_op("Pow", False)(ctx, func, ins, outs)
+
+
+for _cls, _op in _UNARY.items():
+    register_converter(_cls, _simple(_op))
+for _cls, _op in _BINARY.items():
+    register_converter(_cls, _simple(_op))
+register_converter(bm.MultiAdd, _multi_add)
+register_converter(bm.AddConstant, _constant_op("Add", False))
+register_converter(bm.SubFromConstant, _constant_op("Sub", True))
+register_converter(bm.MulConstant, _constant_op("Mul", False))
+register_converter(bm.DivFromConstant, _constant_op("Div", True))
+register_converter(bm.PowVarConst, _pow_var_const)
+register_converter(bm.PowConstVar, _constant_op("Pow", True))
+register_converter(Square, _square)
+register_converter(SquaredDifference, _squared_difference)
+register_converter(Identity, _identity)
+register_converter(Softmax, _softmax("Softmax"))
+register_converter(LogSoftmax, _softmax("LogSoftmax"))
+register_converter(LeakyReLU, _leaky_relu)
+register_converter(ELU, _elu)
+register_converter(Softplus, _softplus)
+register_converter(ClippedReLU, _clipped_relu)
+register_converter(Clip, _clip)
+register_converter(HardSigmoid, _hard_sigmoid)
+register_converter(PReLU, _prelu)
+register_converter(MatMul, _matmul)
+register_converter(Sum, _reduction("ReduceSum"))
+register_converter(Max, _reduction("ReduceMax"))
+register_converter(Min, _reduction("ReduceMin"))
