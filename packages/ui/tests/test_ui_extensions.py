@@ -324,3 +324,41 @@ def test_protocol_files_get_the_umask_mode(tmp_path: Path) -> None:
         assert mode == 0o644
     finally:
         os.umask(old)
+
+
+class RequestStopTrainer(Trainer):
+    """A Trainer with kusari's public ``request_stop``: the extension uses it
+    and leaves the stop trigger alone."""
+
+    def __init__(self, out: Path, stop_at: int) -> None:
+        super().__init__(out, stop_at)
+        self.stop_calls = 0
+        self._stop = False
+
+    def request_stop(self) -> None:
+        self.stop_calls += 1
+        self._stop = True
+
+    def run(self) -> None:
+        for ext in self.extensions:
+            ext.initialize(self)
+        trigger = self.stop_trigger
+        try:
+            while not (self._stop or trigger(self)):
+                self.updater.iteration += 1
+                for ext in self.extensions:
+                    ext(self)
+        finally:
+            for ext in self.extensions:
+                ext.finalize()
+
+
+def test_stop_uses_the_trainers_request_stop(tmp_path: Path) -> None:
+    trainer = RequestStopTrainer(tmp_path, stop_at=1000)
+    original_trigger = trainer.stop_trigger
+    trainer.extend(CommandsExtension())
+    cmd_files.request_command(tmp_path, "stop")
+    trainer.run()
+    assert trainer.updater.iteration == 1 and trainer.stop_calls == 1
+    assert trainer.stop_trigger is original_trigger  # not wrapped
+    assert cmd_files.read_status(tmp_path)["state"] == "stopped"  # type: ignore[index]

@@ -23,6 +23,15 @@ def _session(proto: Any) -> Any:
 
 
 def _reference(model: Callable[..., Any], args: Any) -> list[np.ndarray]:
+    def wrap(a: Any) -> Any:
+        return a if isinstance(a, kusari.Variable) else kusari.Variable(a)
+
+    if isinstance(args, dict):
+        args = {k: wrap(v) for k, v in args.items()}
+    elif isinstance(args, (list, tuple)):
+        args = [wrap(a) for a in args]
+    else:
+        args = wrap(args)
     with kusari.using_config("train", False):
         if isinstance(args, dict):
             y = model(**args)

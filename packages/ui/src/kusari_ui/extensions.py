@@ -140,11 +140,13 @@ class CommandsExtension:
         self._trainer = trainer
         os.makedirs(self._out, exist_ok=True)
         self._responses = cmd_files.read_responses(self._out)
-        # Two ways in, as Trainers differ in when they read stop_trigger:
-        # make the trigger object itself stoppable, and also wrap it.
-        _make_stoppable(trainer.stop_trigger, self)
-        if not isinstance(trainer.stop_trigger, _StopTrigger):
-            trainer.stop_trigger = _StopTrigger(trainer.stop_trigger, self)
+        if not callable(getattr(trainer, "request_stop", None)):
+            # A Trainer without kusari's public stop request (Chainer's own):
+            # two ways in, as Trainers differ in when they read stop_trigger:
+            # make the trigger object itself stoppable, and also wrap it.
+            _make_stoppable(trainer.stop_trigger, self)
+            if not isinstance(trainer.stop_trigger, _StopTrigger):
+                trainer.stop_trigger = _StopTrigger(trainer.stop_trigger, self)
         self._write_status(trainer, "running")
 
     def __call__(self, trainer: Any) -> None:
@@ -192,6 +194,9 @@ class CommandsExtension:
         try:
             if name == "stop":
                 self.stop_requested = True
+                request_stop = getattr(trainer, "request_stop", None)
+                if callable(request_stop):
+                    request_stop()
                 response: Any = {"message": "training will stop after this iteration"}
             elif name == "take_snapshot":
                 response = self._take_snapshot(trainer)

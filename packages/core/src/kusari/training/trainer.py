@@ -66,6 +66,7 @@ class Trainer:
         self._start_at: float | None = None
         self._snapshot_elapsed_time = 0.0
         self._final_elapsed_time: float | None = None
+        self._stop_requested = False
         updater.connect_trainer(self)
         for ext in extensions or []:
             self.extend(ext)
@@ -126,6 +127,30 @@ class Trainer:
         self._extensions[unique] = _ExtensionEntry(
             extension, priority, trigger, call_before_training)
 
+    def request_stop(self) -> None:
+        """Ask the training loop to end after the current iteration.
+
+        Extensions still run for that iteration, then ``finalize`` as after a
+        normal end; safe to call from an extension or another thread.
+
+        Example:
+            >>> from kusari import testing
+            >>> trainer = testing.get_trainer_with_mock_updater((100, 'iteration'))
+            >>> def stop_at_3(t):
+            ...     if t.updater.iteration == 3:
+            ...         t.request_stop()
+            >>> trainer.extend(stop_at_3)
+            >>> trainer.run()
+            >>> trainer.updater.iteration
+            3
+        """
+        self._stop_requested = True
+
+    @property
+    def stop_requested(self) -> bool:
+        """Whether :meth:`request_stop` was called."""
+        return self._stop_requested
+
     def get_extension(self, name: str) -> Any:
         """The extension registered as ``name``."""
         if name not in self._extensions:
@@ -165,7 +190,7 @@ class Trainer:
                 for _, entry in extensions:
                     if entry.call_before_training:
                         entry.extension(self)
-            while not stop_trigger(self):
+            while not (self._stop_requested or stop_trigger(self)):
                 self.observation = {}
                 with reporter.scope(self.observation):
                     update()
