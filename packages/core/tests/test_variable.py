@@ -163,6 +163,18 @@ class TestOperators:
         assert str(_v(1.0, 2.0)) == "variable([1. 2.])"
         assert repr(Variable()) == "variable(None)"
 
+    @pytest.mark.parametrize(
+        "shape, text",
+        [
+            ((0,), "variable([])"),
+            ((0, 0), "variable([], shape=(0, 0))"),
+            ((2, 0, 3), "variable([], shape=(2, 0, 3))"),
+        ],
+    )
+    def test_repr_of_empty_arrays_shows_the_shape(self, shape, text):
+        assert repr(Variable(np.zeros(shape, np.float32))) == text
+        assert str(Variable(np.zeros(shape, np.float32))) == "variable([])"
+
 
 class TestGradients:
     def test_scalar_backward_sets_leaf_grads(self):

@@ -103,6 +103,7 @@ from kusari.function import (  # noqa: E402
 )
 from kusari.function_hook import FunctionHook, get_function_hooks  # noqa: E402
 from kusari._backprop import backward  # noqa: E402
+from kusari._dlpack import from_dlpack  # noqa: E402
 from kusari import functions, utils  # noqa: E402
 from kusari import function_hooks  # noqa: E402
 from kusari.utils import type_check  # noqa: E402

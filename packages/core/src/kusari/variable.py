@@ -518,6 +518,32 @@ class Variable:
             device = cuda.cupy.cuda.Device().id
         self.to_device(backend.get_device(device))
 
+    # -- DLPack: `torch.from_dlpack(v)` etc. view the array, no copy -------
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: Any = None,
+        dl_device: Any = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """Export the array through DLPack (delegates to the array's method)."""
+        if self._data is None:
+            raise TypeError("kusari.Variable.__dlpack__: the variable has no array")
+        given = {"stream": stream, "max_version": max_version,
+                 "dl_device": dl_device, "copy": copy}
+        # Pass only what was given, for array libraries with older signatures.
+        kwargs = {k: v for k, v in given.items() if v is not None}
+        return self._data.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """The DLPack ``(device_type, device_id)`` of the array."""
+        if self._data is None:
+            raise TypeError(
+                "kusari.Variable.__dlpack_device__: the variable has no array"
+            )
+        return self._data.__dlpack_device__()
+
     # -- convenience ------------------------------------------------------
     def item(self) -> Any:
         """The single element as a Python scalar."""
@@ -744,6 +770,9 @@ def variable_repr(var: Variable) -> str:
     if var._data is None:
         return f"{prefix}(None)"
     arr = backend.CpuDevice().send(var._data)
+    if arr.size == 0 and arr.shape != (0,):
+        # As NumPy's repr: an empty array's shape is not visible otherwise.
+        return f"{prefix}([], shape={arr.shape!r})"
     body = numpy.array2string(arr, separator=", ", prefix=prefix + "(")
     return f"{prefix}({body})"
 

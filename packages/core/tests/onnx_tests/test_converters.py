@@ -56,6 +56,7 @@ UNARY: list[tuple[str, Callable[[Any], Any]]] = [
     ("div_const", lambda x: x / 4.0),
     ("pow_const", lambda x: x**2),
     ("rpow_const", lambda x: 2.0**x),
+    ("pow_array", lambda x: (abs(x) + 0.5) ** C6),
     ("square", F.square),
     ("add_array", lambda x: x + C6),
     ("mul_array", lambda x: x * C6),
@@ -98,6 +99,7 @@ UNARY: list[tuple[str, Callable[[Any], Any]]] = [
     ("fixed_bn_axis", lambda x: F.fixed_batch_normalization(x, *BN6, axis=(0, 1, 2))),
     ("lrn", lambda x: F.local_response_normalization(x, n=3, k=1.5, alpha=0.01)),
     ("prelu", lambda x: F.prelu(x, SLOPE3)),
+    ("swish", lambda x: F.swish(x, SLOPE3)),
 ]
 
 
@@ -152,8 +154,9 @@ def test_binary_broadcast(shapes: Any, check_export: Any) -> None:
         ((2, 3, 4), (2, 5, 4), False, True),
     ],
 )
-def test_matmul(a_shape: Any, b_shape: Any, transa: bool, transb: bool,
-                check_export: Any) -> None:
+def test_matmul(
+    a_shape: Any, b_shape: Any, transa: bool, transb: bool, check_export: Any
+) -> None:
     check_export(
         lambda a, b: F.matmul(a, b, transa=transa, transb=transb),
         [_u(*a_shape), _u(*b_shape)],
@@ -176,8 +179,15 @@ def test_matmul_with_constant(check_export: Any) -> None:
         {"stride": 2, "cover_all": True},
         {"nobias": True},
     ],
-    ids=["plain", "stride_pad", "anisotropic", "groups", "dilate", "cover_all",
-         "nobias"],
+    ids=[
+        "plain",
+        "stride_pad",
+        "anisotropic",
+        "groups",
+        "dilate",
+        "cover_all",
+        "nobias",
+    ],
 )
 def test_convolution_2d(kwargs: dict[str, Any], check_export: Any) -> None:
     kwargs = dict(kwargs)
@@ -198,8 +208,13 @@ def test_convolution_nd(ndim: int, check_export: Any) -> None:
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{}, {"stride": 2, "pad": 1}, {"stride": 2, "pad": 1, "outsize": (10, 12)},
-     {"groups": 2}, {"dilate": 2}],
+    [
+        {},
+        {"stride": 2, "pad": 1},
+        {"stride": 2, "pad": 1, "outsize": (10, 12)},
+        {"groups": 2},
+        {"dilate": 2},
+    ],
     ids=["plain", "stride_pad", "outsize", "groups", "dilate"],
 )
 def test_deconvolution_2d(kwargs: dict[str, Any], check_export: Any) -> None:

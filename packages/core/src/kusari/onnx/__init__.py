@@ -16,7 +16,8 @@ Example:
     'Input_0'
 """
 
-from kusari.onnx import _conv_array, _conv_math, _conv_nn  # noqa: F401 (registers)
+# Importing the converter modules registers their converters.
+from kusari.onnx import _conv_array, _conv_math, _conv_nn
 from kusari.onnx._context import (
     ConvertContext,
     Tensor,

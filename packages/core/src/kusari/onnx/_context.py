@@ -104,7 +104,11 @@ class ConvertContext:
         return self.const(numpy.asarray(list(values), dtype=numpy.int64), hint)
 
     def reduce(
-        self, op_type: str, x: str, axes: Sequence[int] | None, keepdims: bool,
+        self,
+        op_type: str,
+        x: str,
+        axes: Sequence[int] | None,
+        keepdims: bool,
         output: str,
     ) -> None:
         """``Reduce*`` across opsets (axes became an input in opset 18).
@@ -138,9 +142,7 @@ _by_name: dict[str, tuple[int, Converter]] = {}
 _seq = itertools.count()
 
 
-def register_converter(
-    function: type | str, converter: Converter | None = None
-) -> Any:
+def register_converter(function: type | str, converter: Converter | None = None) -> Any:
     """Register the ONNX converter of a FunctionNode class (or class name).
 
     The converter is called as ``converter(ctx, func, inputs, outputs)``

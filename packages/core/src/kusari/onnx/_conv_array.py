@@ -33,7 +33,9 @@ _INT64_MAX = 2**63 - 1
 _INT64_MIN = -(2**63)
 
 
-def _reshape_to(ctx: ConvertContext, x: Tensor, shape: tuple[int, ...], out: str) -> None:
+def _reshape_to(
+    ctx: ConvertContext, x: Tensor, shape: tuple[int, ...], out: str
+) -> None:
     target = list(shape)
     for i, (a, b) in enumerate(zip(x.shape, shape)):
         if a != b:
@@ -42,11 +44,15 @@ def _reshape_to(ctx: ConvertContext, x: Tensor, shape: tuple[int, ...], out: str
     ctx.node("Reshape", [x.name, ctx.ints(target, "shape")], [out])
 
 
-def _reshape(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _reshape(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     _reshape_to(ctx, ins[0], outs[0].shape, outs[0].name)
 
 
-def _flatten(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _flatten(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     ctx.node("Reshape", [ins[0].name, ctx.ints([-1], "shape")], [outs[0].name])
 
 
@@ -63,12 +69,16 @@ def _transpose(
     ctx.node("Transpose", [ins[0].name], [outs[0].name], perm=perm)
 
 
-def _concat(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _concat(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     axis = int(func.axis) % ins[0].ndim
     ctx.node("Concat", [t.name for t in ins], [outs[0].name], axis=axis)
 
 
-def _stack(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _stack(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     axis = int(func.axis) % outs[0].ndim
     axes = ctx.ints([axis], "axes")
     parts = [ctx.node("Unsqueeze", [t.name, axes])[0] for t in ins]
@@ -88,8 +98,12 @@ def _split_axis(
     for (a, b), y in zip(spans, outs):
         ctx.node(
             "Slice",
-            [x.name, ctx.ints([a], "starts"), ctx.ints([b], "ends"),
-             ctx.ints([axis], "axes")],
+            [
+                x.name,
+                ctx.ints([a], "starts"),
+                ctx.ints([b], "ends"),
+                ctx.ints([axis], "axes"),
+            ],
             [y.name],
         )
 
@@ -113,7 +127,9 @@ def _expand_dims(
     ctx.node("Unsqueeze", [ins[0].name, ctx.ints([axis], "axes")], [outs[0].name])
 
 
-def _squeeze(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _squeeze(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     x = ins[0]
     if func.axis is None:
         axes = [i for i, n in enumerate(x.shape) if n == 1]
@@ -132,7 +148,9 @@ def _broadcast_to(
     ctx.node("Expand", [ins[0].name, ctx.ints(outs[0].shape, "shape")], [outs[0].name])
 
 
-def _tile(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _tile(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     x = ins[0]
     reps = list(func.reps)
     name = x.name
@@ -144,12 +162,16 @@ def _tile(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor])
     ctx.node("Tile", [name, ctx.ints(reps, "repeats")], [outs[0].name])
 
 
-def _cast(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _cast(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     to = ctx.tensor_type(func.type)
     ctx.node("Cast", [ins[0].name], [outs[0].name], to=to)
 
 
-def _where(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _where(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     cond = ctx.const(numpy.asarray(func.condition, dtype=bool), "condition")
     ctx.node("Where", [cond, ins[0].name, ins[1].name], [outs[0].name])
 
@@ -215,8 +237,13 @@ def _get_item(
     if axes:
         name = ctx.node(
             "Slice",
-            [name, ctx.ints(starts, "starts"), ctx.ints(ends, "ends"),
-             ctx.ints(axes, "axes"), ctx.ints(steps, "steps")],
+            [
+                name,
+                ctx.ints(starts, "starts"),
+                ctx.ints(ends, "ends"),
+                ctx.ints(axes, "axes"),
+                ctx.ints(steps, "steps"),
+            ],
         )[0]
     if squeeze:
         name = ctx.node("Squeeze", [name, ctx.ints(squeeze, "axes")])[0]
@@ -226,7 +253,11 @@ def _get_item(
 
 
 def _gather(
-    ctx: ConvertContext, func: Any, x: Tensor, slices: list[Any], arrays: list[int],
+    ctx: ConvertContext,
+    func: Any,
+    x: Tensor,
+    slices: list[Any],
+    arrays: list[int],
     out: Tensor,
 ) -> None:
     """``x[:, ..., idx]``: one integer index array, full slices elsewhere."""

@@ -15,6 +15,7 @@ from kusari.functions.activation.relu import ReLU
 from kusari.functions.activation.sigmoid import Sigmoid
 from kusari.functions.activation.softmax import Softmax
 from kusari.functions.activation.softplus import Softplus
+from kusari.functions.activation.swish import Swish
 from kusari.functions.activation.tanh import Tanh
 from kusari.functions.math import basic_math as bm
 from kusari.functions.math.clip import Clip
@@ -30,7 +31,7 @@ from kusari.functions.math.square import Square
 from kusari.functions.math.squared_difference import SquaredDifference
 from kusari.functions.math.sum import Sum
 from kusari.functions.math.trigonometric import Cos, Sin, Tan
-from kusari.onnx._context import ConvertContext, Tensor, register_converter, unsupported
+from kusari.onnx._context import ConvertContext, Tensor, register_converter
 
 ConverterFn = Callable[[ConvertContext, Any, list[Tensor], list[Tensor]], None]
 
@@ -47,13 +48,28 @@ def _simple(op_type: str, **attrs: Any) -> ConverterFn:
 
 
 _UNARY = {
-    ReLU: "Relu", Sigmoid: "Sigmoid", Tanh: "Tanh", Exp: "Exp", Log: "Log",
-    Sqrt: "Sqrt", Sin: "Sin", Cos: "Cos", Tan: "Tan", Sinh: "Sinh", Cosh: "Cosh",
-    bm.Neg: "Neg", bm.Absolute: "Abs",
+    ReLU: "Relu",
+    Sigmoid: "Sigmoid",
+    Tanh: "Tanh",
+    Exp: "Exp",
+    Log: "Log",
+    Sqrt: "Sqrt",
+    Sin: "Sin",
+    Cos: "Cos",
+    Tan: "Tan",
+    Sinh: "Sinh",
+    Cosh: "Cosh",
+    bm.Neg: "Neg",
+    bm.Absolute: "Abs",
 }
 _BINARY = {
-    bm.Add: "Add", bm.Sub: "Sub", bm.Mul: "Mul", bm.Div: "Div",
-    bm.PowVarVar: "Pow", Maximum: "Max", Minimum: "Min",
+    bm.Add: "Add",
+    bm.Sub: "Sub",
+    bm.Mul: "Mul",
+    bm.Div: "Div",
+    bm.PowVarVar: "Pow",
+    Maximum: "Max",
+    Minimum: "Min",
 }
 
 
@@ -76,7 +92,9 @@ def _constant_op(op_type: str, const_first: bool) -> ConverterFn:
     return convert
 
 
-def _square(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _square(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     ctx.node("Mul", [ins[0].name, ins[0].name], [outs[0].name])
 
 
@@ -141,7 +159,9 @@ def _clipped_relu(
     _clip_between(ctx, ins[0], 0, func.cap, outs[0].name)
 
 
-def _clip(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _clip(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     _clip_between(ctx, ins[0], func.x_min, func.x_max, outs[0].name)
 
 
@@ -152,7 +172,9 @@ def _hard_sigmoid(
     ctx.node("HardSigmoid", [ins[0].name], [outs[0].name], alpha=0.2, beta=0.5)
 
 
-def _prelu(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _prelu(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     x, w = ins
     # W covers the axes right after the batch axis; ONNX broadcasts from the
     # right, so give W trailing unit axes.
@@ -161,7 +183,18 @@ def _prelu(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
     ctx.node("PRelu", [x.name, slope], [outs[0].name])
 
 
-def _matmul(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _swish(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+    x, beta = ins
+    # x * sigmoid(beta x), beta broadcast like PReLU's slope.
+    shape = list(beta.shape) + [1] * (x.ndim - 1 - beta.ndim)
+    b = ctx.node("Reshape", [beta.name, ctx.ints(shape, "shape")])[0]
+    bx = ctx.node("Mul", [x.name, b])[0]
+    ctx.node("Mul", [x.name, ctx.node("Sigmoid", [bx])[0]], [outs[0].name])
+
+
+def _matmul(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     a, b = ins
     names = []
     for t, trans in ((a, func.transa), (b, func.transb)):
@@ -195,14 +228,6 @@ def _reduction(op_type: str) -> ConverterFn:
     return convert
 
 
-def _pow_var_const(
-    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
-) -> None:
-    if not isinstance(func.value, (int, float)) and getattr(func.value, "ndim", 0):
-        raise unsupported(func, "the exponent must be a scalar")
-    _constant_op("Pow", False)(ctx, func, ins, outs)
-
-
 for _cls, _op in _UNARY.items():
     register_converter(_cls, _simple(_op))
 for _cls, _op in _BINARY.items():
@@ -212,7 +237,7 @@ register_converter(bm.AddConstant, _constant_op("Add", False))
 register_converter(bm.SubFromConstant, _constant_op("Sub", True))
 register_converter(bm.MulConstant, _constant_op("Mul", False))
 register_converter(bm.DivFromConstant, _constant_op("Div", True))
-register_converter(bm.PowVarConst, _pow_var_const)
+register_converter(bm.PowVarConst, _constant_op("Pow", False))
 register_converter(bm.PowConstVar, _constant_op("Pow", True))
 register_converter(Square, _square)
 register_converter(SquaredDifference, _squared_difference)
@@ -226,6 +251,7 @@ register_converter(ClippedReLU, _clipped_relu)
 register_converter(Clip, _clip)
 register_converter(HardSigmoid, _hard_sigmoid)
 register_converter(PReLU, _prelu)
+register_converter(Swish, _swish)
 register_converter(MatMul, _matmul)
 register_converter(Sum, _reduction("ReduceSum"))
 register_converter(Max, _reduction("ReduceMax"))

@@ -46,8 +46,14 @@ def _linear(
 
 
 def _end_pads(
-    func: Any, x: Tensor, y: Tensor, k: tuple[int, ...], s: tuple[int, ...],
-    p: tuple[int, ...], d: tuple[int, ...], cover_all: bool,
+    func: Any,
+    x: Tensor,
+    y: Tensor,
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    cover_all: bool,
 ) -> list[int]:
     """ONNX ``pads`` that give kusari's output size.
 
@@ -145,11 +151,14 @@ def _sum_pooling(
         include_pad, scale = 0, 1.0
     else:
         include_pad, scale = 1, window * (1.0 if c is None else float(c))
-    attrs = dict(kernel_shape=list(pp.k), strides=list(pp.s), pads=pads)
+    attrs = {"kernel_shape": list(pp.k), "strides": list(pp.s), "pads": pads}
     if abs(scale - 1.0) < 1e-12:
         ctx.node(
-            "AveragePool", [ins[0].name], [outs[0].name],
-            count_include_pad=include_pad, **attrs,
+            "AveragePool",
+            [ins[0].name],
+            [outs[0].name],
+            count_include_pad=include_pad,
+            **attrs,
         )
         return
     y = ctx.node("AveragePool", [ins[0].name], count_include_pad=include_pad, **attrs)
@@ -213,7 +222,9 @@ def _embed_id(
     ctx.node("Where", [mask, fill, rows], [outs[0].name])
 
 
-def _lstm(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _lstm(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     c_prev, x = ins
     if c_prev.shape[0] != x.shape[0]:
         raise unsupported(func, "c_prev and x have different batch sizes")

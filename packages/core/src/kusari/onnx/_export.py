@@ -209,9 +209,11 @@ def export(
     in_nodes = {id(v.node): name for v, name in zip(in_vars, in_names)}
 
     recorder = _Recorder()
-    with configuration.using_config("train", False), configuration.using_config(
-        "enable_backprop", True
-    ), recorder:
+    with (
+        configuration.using_config("train", False),
+        configuration.using_config("enable_backprop", True),
+        recorder,
+    ):
         if isinstance(args, Mapping):
             result = model(**dict(zip(arg_keys or [], in_vars)))
         elif isinstance(args, (list, tuple)):
@@ -274,9 +276,7 @@ def export(
         initializer=[t for n, t in ctx.initializers.items() if n in used],
     )
     opsets = [onnx.helper.make_opsetid("", opset_version)]
-    proto = onnx.helper.make_model(
-        graph, opset_imports=opsets, producer_name="kusari"
-    )
+    proto = onnx.helper.make_model(graph, opset_imports=opsets, producer_name="kusari")
     proto.ir_version = onnx.helper.find_min_ir_version_for(opsets)
     onnx.checker.check_model(proto)
 
@@ -338,8 +338,9 @@ def _convert_one(
     converter = _context.find_converter(func)
     if converter is None:
         raise UnsupportedFunctionError(
-            f"kusari.onnx.export: no ONNX converter for {type(func).__name__} "
-            f"({func.label}). Register one with kusari.onnx.register_converter; "
+            f"kusari.onnx.export: no ONNX converter for {func.label} "
+            f"({type(func).__module__}.{type(func).__qualname__}). Register one "
+            "with kusari.onnx.register_converter; "
             f"supported: {', '.join(_context.supported_functions())}"
         )
     inputs = []
@@ -385,4 +386,3 @@ def _save(data: bytes, filename: Any) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
-
