@@ -164,6 +164,33 @@ class ChainList(Link):
         """Same as :meth:`add_link`."""
         self.add_link(link)
 
+    def __setitem__(self, index: int, link: Link) -> None:
+        """Replace the child at ``index`` (it takes the old one's name)."""
+        if not isinstance(link, Link):
+            raise TypeError(
+                "cannot register a non-link object as a child of ChainList: "
+                f"got {type(link).__name__}"
+            )
+        if not isinstance(index, int):
+            raise TypeError(f"ChainList indices must be integers, got {index!r}")
+        old = self._children[index]  # IndexError as a list gives
+        link.name = old.name
+        self._children[index] = link
+
+    def __delitem__(self, index: int | slice) -> None:
+        """Remove children; the ones after move up and are renamed to match."""
+        del self._children[index]
+        for i, child in enumerate(self._children):
+            child.name = str(i)
+
+    def __iadd__(self, other: Any) -> ChainList:
+        """Append every link of ``other`` (a ChainList or a list of links)."""
+        if not isinstance(other, (ChainList, list, tuple)):
+            return NotImplemented
+        for link in list(other):
+            self.add_link(link)
+        return self
+
     def _child_items(self) -> Iterator[tuple[str, Link]]:
         for index, child in enumerate(self._children):
             yield str(index), child

@@ -1,7 +1,11 @@
 import numpy
+import numpy as np
 import pytest
 from _link_test_helpers import MLP, Affine, DictDeserializer, DictSerializer
 
+import kusari
+import kusari.links as L
+from kusari import testing
 from kusari.link import ChainList
 from kusari.variable import Parameter
 
@@ -93,3 +97,40 @@ def test_serialize_names_children_by_index():
 def test_repr():
     cl = ChainList(Affine(2, 3))
     assert repr(cl) == "ChainList(\n  (0): Affine(in_size=2, out_size=3),\n)"
+
+
+def _names(chain):
+    return [name for name, _ in chain.namedparams()]
+
+
+def test_setitem_replaces_a_child_with_its_name():
+    c = kusari.ChainList(L.Linear(2, 3), L.Linear(3, 4))
+    new = L.Linear(2, 5)
+    c[0] = new
+    assert c[0] is new and new.name == "0"
+    assert sorted(_names(c)) == ["/0/W", "/0/b", "/1/W", "/1/b"]
+    assert c[0].W.shape == (5, 2)
+    with pytest.raises(IndexError):
+        c[5] = L.Linear(1, 1)
+    with pytest.raises(TypeError, match="non-link"):
+        c[0] = np.zeros(3)
+
+
+def test_delitem_renumbers_and_serializes_consistently():
+    a, b, d = L.Linear(1, 2), L.Linear(2, 3), L.Linear(3, 4)
+    c = kusari.ChainList(a, b, d)
+    del c[0]
+    assert list(c) == [b, d] and [b.name, d.name] == ["0", "1"]
+    assert sorted(_names(c)) == ["/0/W", "/0/b", "/1/W", "/1/b"]
+    target = kusari.ChainList(L.Linear(2, 3), L.Linear(3, 4))
+    testing.save_and_load_npz(c, target)
+    np.testing.assert_array_equal(target[1].W.array, d.W.array)
+
+
+def test_iadd_appends_links_from_a_list_or_a_chainlist():
+    c = kusari.ChainList(L.Linear(1, 2))
+    c += [L.Linear(2, 3)]
+    c += kusari.ChainList(L.Linear(3, 4))
+    assert len(c) == 3 and [l.name for l in c] == ["0", "1", "2"]
+    with pytest.raises(TypeError):
+        c += 3

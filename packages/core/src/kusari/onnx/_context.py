@@ -25,7 +25,8 @@ class Tensor:
 
     Attributes:
         name: Its name in the ONNX graph.
-        shape: Its shape when the model ran during export.
+        shape: Its shape when the model ran during export (``()`` for an
+            output of a multi-output function that nothing uses).
         dtype: Its NumPy dtype.
         const: The value when it is a constant of the graph (neither a graph
             input, a parameter nor computed from them), else None.

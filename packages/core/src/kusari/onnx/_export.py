@@ -59,7 +59,7 @@ class _Recorder(FunctionHook):
         self.calls[id(function)] = (len(self.calls), function, tuple(in_data))
 
 
-def _flatten(value: Any, what: str) -> tuple[list[Any], list[Any] | None]:
+def _flatten(value: Any) -> tuple[list[Any], list[Any] | None]:
     """Values and, for a dict, its keys."""
     if isinstance(value, Mapping):
         return list(value.values()), list(value.keys())
@@ -195,7 +195,7 @@ def export(
             f"{newest}), got {opset_version}"
         )
 
-    arg_values, arg_keys = _flatten(args, "args")
+    arg_values, arg_keys = _flatten(args)
     in_vars = []
     for i, a in enumerate(arg_values):
         array = a.array if isinstance(a, Variable) else a
@@ -221,7 +221,7 @@ def export(
         else:
             result = model(in_vars[0])
 
-    out_vars, out_keys = _flatten(result, "outputs")
+    out_vars, out_keys = _flatten(result)
     for i, y in enumerate(out_vars):
         if not isinstance(y, Variable):
             raise TypeError(
