@@ -105,3 +105,34 @@ def test_dict_summary_serialize_round_trip():
     assert loaded.compute_mean() == pytest.approx(d.compute_mean())
     loaded.add({"main/loss": 3.0})
     assert float(loaded.compute_mean()["main/loss"]) == pytest.approx(2.0)
+
+
+def test_reporter_scopes_are_per_thread():
+    import threading
+
+    from kusari import reporter as reporter_module
+
+    main_obs: dict = {}
+    other_obs: dict = {}
+    started, release = threading.Event(), threading.Event()
+
+    def worker():
+        r = reporter_module.Reporter()
+        with r.scope(other_obs):
+            started.set()
+            release.wait(10)
+            reporter_module.report({"who": "worker"})
+
+    t = threading.Thread(target=worker)
+    r = reporter_module.Reporter()
+    with r.scope(main_obs):
+        t.start()
+        started.wait(10)
+        # The worker's scope is open, yet this thread's current reporter is r.
+        assert reporter_module.get_current_reporter() is r
+        reporter_module.report({"who": "main"})
+        release.set()
+        t.join(10)
+    assert main_obs == {"who": "main"} and other_obs == {"who": "worker"}
+    # Outside any scope, in a thread that never opened one: reports are dropped.
+    reporter_module.report({"nobody": 1})

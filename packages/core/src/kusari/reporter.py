@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -32,7 +33,17 @@ from kusari import backend, serializer
 from kusari.configuration import config
 from kusari.variable import Variable
 
-_reporters: list[Reporter] = []
+# Each thread has its own stack of current reporters (as in Chainer), so a
+# scope opened in one thread never receives another thread's reports.
+_local = threading.local()
+
+
+def _stack() -> list[Reporter]:
+    try:
+        return _local.reporters
+    except AttributeError:
+        _local.reporters = []
+        return _local.reporters
 
 
 def _copy_variable(value: Any) -> Any:
@@ -59,11 +70,11 @@ class Reporter:
         return f"Reporter(observers={len(self._observer_names)})"
 
     def __enter__(self) -> Reporter:
-        _reporters.append(self)
+        _stack().append(self)
         return self
 
     def __exit__(self, *args: Any) -> None:
-        _reporters.pop()
+        _stack().pop()
 
     @contextlib.contextmanager
     def scope(self, observation: dict[str, Any]) -> Iterator[None]:
@@ -110,9 +121,10 @@ class Reporter:
 
 def get_current_reporter() -> Reporter:
     """The reporter in the innermost ``with reporter:`` / scope."""
-    if not _reporters:
+    reporters = _stack()
+    if not reporters:
         raise RuntimeError("no reporter is active; use `with reporter.scope(...)`")
-    return _reporters[-1]
+    return reporters[-1]
 
 
 def report(values: dict[str, Any], observer: Any = None) -> None:
@@ -122,8 +134,9 @@ def report(values: dict[str, Any], observer: Any = None) -> None:
         values: Names to values (scalars, arrays or Variables).
         observer: The reporting object; its registered name prefixes the keys.
     """
-    if _reporters:
-        _reporters[-1].report(values, observer)
+    reporters = _stack()
+    if reporters:
+        reporters[-1].report(values, observer)
 
 
 @contextlib.contextmanager
