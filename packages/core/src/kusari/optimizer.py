@@ -71,6 +71,11 @@ class Optimizer:
     _loss_scaling_isnan = False
     _loss_scaling_isnan_ever = False
 
+    @property
+    def loss_scale(self) -> float | None:
+        """The current loss scale (None when loss scaling is off)."""
+        return self._loss_scale
+
     def setup(self, link: Any) -> Optimizer:
         """Attach the optimizer to ``link``; returns ``self``."""
         from kusari.link import Link

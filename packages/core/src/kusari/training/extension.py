@@ -28,6 +28,10 @@ class Extension:
     trigger: Any = (1, "iteration")
     priority: int = PRIORITY_READER
     name: str | None = None
+    #: True for an extension whose ``initialize`` restores training state
+    #: (an autoloading snapshot): the trainer initializes those first, so
+    #: every other extension's ``initialize`` sees the restored state.
+    restores_state: bool = False
 
     @property
     def default_name(self) -> str:

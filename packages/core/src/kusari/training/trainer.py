@@ -171,11 +171,11 @@ class Trainer:
                        reverse=True)
         extensions = [(n, self._extensions[n]) for n in names]
         self._start_at = time.perf_counter()
-        # Snapshots that autoload go first, so every other initializer sees
-        # the restored state (e.g. a learning-rate shift re-applies its value).
-        loaders_first = sorted(extensions, key=lambda item: not (
-            getattr(item[1].extension, "_autoload_first", False)
-            and getattr(item[1].extension, "autoload", False)))
+        # Extensions that restore state (autoloading snapshots) go first, so
+        # every other initializer sees the restored state (e.g. a
+        # learning-rate shift re-applies its value).
+        loaders_first = sorted(extensions, key=lambda item: not getattr(
+            item[1].extension, "restores_state", False))
         for _, entry in loaders_first:
             initializer = getattr(entry.extension, "initialize", None)
             if initializer and not getattr(entry.trigger, "finished", False):

@@ -89,9 +89,15 @@ class _Snapshot(extension.Extension):
 
     trigger = (1, "epoch")
     priority = -100
-    #: The trainer runs the initializers of autoloading snapshots before the
-    #: others, so that extensions see the restored state in ``initialize``.
-    _autoload_first = True
+    @property
+    def restores_state(self) -> bool:  # type: ignore[override]
+        """True when autoloading: the trainer then initializes it first."""
+        return bool(self.autoload)
+
+    @property
+    def target(self) -> Any:
+        """The object saved (the trainer when ``None``)."""
+        return self._target
 
     def __init__(self, target: Any = None, condition: Callable[[], bool] | None = None,
                  writer: Any = None, filename: _Filename = _DEFAULT_FILENAME,

@@ -1,0 +1,16 @@
+"""``flat``: all gradients in one buffer, one MPI Allreduce."""
+
+from __future__ import annotations
+
+from kusari_mn.communicators.mpi_communicator_base import MpiCommunicatorBase
+
+
+class FlatCommunicator(MpiCommunicatorBase):
+    """Packs every gradient into one buffer and averages it with one MPI Allreduce.
+
+    On host memory this is the packed one-Allreduce implementation of
+    :class:`~kusari_mn.communicators.mpi_communicator_base.MpiCommunicatorBase`
+    (gradients in one persistent buffer, one in-place ``MPI_Allreduce``),
+    which gives the same result as ChainerMN's algorithm of this name;
+    only the route the bytes take inside the MPI library differs.
+    """

@@ -1,0 +1,178 @@
+"""In-process tests: pure helpers, and a one-rank communicator."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import kusari
+import kusari.functions as F
+import kusari.links as L
+
+# kusari_mn needs mpi4py (any submodule import loads the package first).
+pytest.importorskip("mpi4py", reason="mpi4py is not installed")
+
+import kusari_mn
+from kusari_mn.communicators._memory_utility import GradPacker
+from kusari_mn.datasets import create_empty_dataset
+from kusari_mn.datasets.scatter_dataset import _ranges
+from kusari_mn.extensions._multi_node_snapshot import _parse_replica_sets
+
+
+def _model() -> kusari.Chain:
+    model = kusari.Sequential(L.Linear(3, 4), L.Linear(4, 2), L.Linear(2, 2))
+    for i, p in enumerate(p for _, p in sorted(model.namedparams())):
+        p.grad = np.arange(p.size, dtype=np.float32).reshape(p.shape) + i
+    return model
+
+
+def test_packer_round_trip_and_scaling():
+    model = _model()
+    expect = {k: p.grad.copy() for k, p in model.namedparams()}
+    packer = GradPacker()
+    params = packer.select(model, zero_fill=False)
+    assert [n for n, _ in params] == sorted(n for n, _ in model.namedparams())
+    assert packer.prepare(params)
+    assert not packer.prepare(params)  # same layout: buffer reused
+    packer.pack(params)
+    assert packer.buffer.size == sum(p.size for p in model.params())
+    np.testing.assert_array_equal(
+        packer.buffer, np.concatenate([expect[n].ravel() for n, _ in params])
+    )
+    packer.unpack(params, 0.5)
+    for name, p in model.namedparams():
+        np.testing.assert_allclose(p.grad, expect[name] * 0.5)
+
+
+def test_packer_float16_transport_and_zero_fill():
+    model = _model()
+    model[2].W.grad = None
+    packer = GradPacker(np.float16)
+    assert len(packer.select(model, zero_fill=False)) == 5
+    params = packer.select(model, zero_fill=True)
+    assert len(params) == 6
+    packer.prepare(params)
+    packer.pack(params, 0.25)
+    assert packer.buffer.dtype == np.float16
+    packer.unpack(params, 4.0)
+    assert model[2].W.grad.dtype == np.float32
+    np.testing.assert_array_equal(model[2].W.grad, np.zeros((2, 2), np.float32))
+    np.testing.assert_allclose(model[0].W.grad, _model()[0].W.grad, rtol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("spec", "size", "expect"),
+    [
+        ([0], 4, [{0}, {1, 2, 3}]),
+        ([0, 1], 4, [{0}, {1}, {2, 3}]),
+        ([[0, 1], [2, 3]], 4, [{0, 1}, {2, 3}]),
+        ([], 4, [{0, 1, 2, 3}]),
+        ([range(0, 8, 2)], 8, [{0, 2, 4, 6}, {1, 3, 5, 7}]),
+    ],
+)
+def test_replica_sets(spec, size, expect):
+    assert _parse_replica_sets(spec, size) == expect
+
+
+def test_replica_sets_reject_bad_ranks():
+    with pytest.raises(ValueError, match="two replica sets"):
+        _parse_replica_sets([[0, 1], [1]], 3)
+    with pytest.raises(ValueError, match=r"in \[0, 3\)"):
+        _parse_replica_sets([5], 3)
+
+
+def test_ranges_cover_the_dataset():
+    assert _ranges(10, 3, True) == [(0, 4), (4, 8), (8, 12)]
+    assert _ranges(10, 3, False) == [(0, 3), (3, 6), (6, 10)]
+
+
+def test_create_empty_dataset():
+    assert create_empty_dataset(np.zeros((3, 2))) == [(), (), ()]
+
+
+def test_single_rank_communicator():
+    comm = kusari_mn.create_communicator("flat")
+    assert (comm.rank, comm.size, comm.intra_rank, comm.inter_size) == (0, 1, 0, 1)
+    model = _model()
+    expect = {k: p.grad.copy() for k, p in model.namedparams()}
+    comm.multi_node_mean_grad(model)
+    for name, p in model.namedparams():
+        np.testing.assert_array_equal(p.grad, expect[name])
+    np.testing.assert_array_equal(comm.allreduce(np.arange(3.0)), np.arange(3.0))
+    assert comm.gather_obj("x") == ["x"]
+    with pytest.raises(ValueError, match="dest must be in"):
+        comm.send(np.zeros(1), 3)
+    with pytest.warns(DeprecationWarning):
+        comm.allreduce_grad(model)
+
+
+def test_unknown_and_gpu_only_communicators():
+    with pytest.raises(ValueError, match="unknown communicator_name 'ring'"):
+        kusari_mn.create_communicator("ring")
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        for name in ("pure_nccl", "non_cuda_aware"):
+            with pytest.raises(RuntimeError, match=f"'{name}' communicator needs"):
+                kusari_mn.create_communicator(name)
+    with pytest.raises(ValueError, match="must be a float dtype"):
+        kusari_mn.create_communicator("naive", allreduce_grad_dtype=np.int32)
+
+
+def test_multi_node_optimizer_delegates_and_updates():
+    comm = kusari_mn.create_communicator("naive")
+    model = L.Linear(3, 2)
+    opt = kusari_mn.create_multi_node_optimizer(kusari.optimizers.SGD(lr=0.5), comm)
+    opt.setup(model)
+    assert opt.lr == 0.5
+    opt.lr = 0.1
+    assert opt.actual_optimizer.lr == 0.1
+    w = model.W.array.copy()
+    x = np.ones((1, 3), np.float32)
+    opt.update(lambda: F.sum(model(x)))  # one rank: a plain SGD step
+    np.testing.assert_allclose(model.W.array, w - 0.1 * np.ones((2, 3)))
+    assert opt.t == 1
+
+
+def test_global_except_hook_add_remove(monkeypatch):
+    from kusari_mn import global_except_hook
+
+    sentinel = object()
+    monkeypatch.setattr(sys, "excepthook", sentinel)
+    global_except_hook.add_hook()
+    assert sys.excepthook is global_except_hook._global_except_hook
+    global_except_hook.add_hook()  # idempotent
+    global_except_hook.remove_hook()
+    assert sys.excepthook is sentinel
+
+
+def test_mnbn_on_one_rank_matches_batch_normalization():
+    comm = kusari_mn.create_communicator("naive")
+    x = np.random.RandomState(0).randn(5, 3, 2).astype(np.float32)
+    bn = L.BatchNormalization(3)
+    mnbn = kusari_mn.links.create_mnbn_model(bn, comm)
+    assert isinstance(mnbn, kusari_mn.links.MultiNodeBatchNormalization)
+    np.testing.assert_allclose(mnbn(x).array, bn(x).array, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mnbn.avg_var, bn.avg_var, rtol=1e-5)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["pure_nccl", "non_cuda_aware", "flat"])
+def test_gpu_mean_grad_one_rank(name):
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    comm = kusari_mn.create_communicator(name, allreduce_grad_dtype=None)
+    model = _model()
+    expect = {k: p.grad.copy() for k, p in model.namedparams()}
+    model.to_device("@cupy:0")
+    for k, p in model.namedparams():
+        p.grad = cupy.asarray(expect[k])
+    comm.bcast_data(model)
+    comm.multi_node_mean_grad(model)
+    for k, p in model.namedparams():
+        assert isinstance(p.grad, cupy.ndarray)
+        np.testing.assert_allclose(cupy.asnumpy(p.grad), expect[k])
+    y = comm.bcast(cupy.arange(3, dtype=cupy.float32))
+    assert isinstance(y, cupy.ndarray)
+    comm.finalize()
