@@ -177,7 +177,7 @@ class ChainList(Link):
         link.name = old.name
         self._children[index] = link
 
-    def __delitem__(self, index: int | slice) -> None:
+    def __delitem__(self, index: Any) -> None:
         """Remove children; the ones after move up and are renamed to match."""
         del self._children[index]
         for i, child in enumerate(self._children):

@@ -530,8 +530,12 @@ class Variable:
         """Export the array through DLPack (delegates to the array's method)."""
         if self._data is None:
             raise TypeError("kusari.Variable.__dlpack__: the variable has no array")
-        given = {"stream": stream, "max_version": max_version,
-                 "dl_device": dl_device, "copy": copy}
+        given = {
+            "stream": stream,
+            "max_version": max_version,
+            "dl_device": dl_device,
+            "copy": copy,
+        }
         # Pass only what was given, for array libraries with older signatures.
         kwargs = {k: v for k, v in given.items() if v is not None}
         return self._data.__dlpack__(**kwargs)

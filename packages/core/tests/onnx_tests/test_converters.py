@@ -30,6 +30,7 @@ X4 = (2, 3, 5, 6)
 C6 = _u(6)  # a constant broadcast along the last axis
 BN6 = (_pos(6), _u(6), _u(6), _pos(6))  # gamma, beta, mean, var
 SLOPE3 = _u(3)
+LN3 = (_pos(3), _u(3))
 W_LIN = _u(4, 3 * 5 * 6)
 B_LIN = _u(4)
 
@@ -100,6 +101,31 @@ UNARY: list[tuple[str, Callable[[Any], Any]]] = [
     ("lrn", lambda x: F.local_response_normalization(x, n=3, k=1.5, alpha=0.01)),
     ("prelu", lambda x: F.prelu(x, SLOPE3)),
     ("swish", lambda x: F.swish(x, SLOPE3)),
+    ("crelu", F.crelu),
+    ("erf", F.erf),
+    ("arctan", F.arctan),
+    ("arcsin_arccos", lambda x: F.arcsin(x * 0.5) + F.arccos(x * 0.5)),
+    ("expm1", F.expm1),
+    ("log1p", lambda x: F.log1p(x * 0.5)),
+    ("logsumexp", lambda x: F.logsumexp(x, axis=(1, 2))),
+    ("prod", lambda x: F.prod(x, axis=2, keepdims=True)),
+    ("argmax", lambda x: F.cast(F.argmax(x, axis=1), np.float32)),
+    ("argmin_flat", lambda x: F.cast(F.argmin(x), np.float32)),
+    ("cumsum", lambda x: F.cumsum(x, axis=3)),
+    ("einsum", lambda x: F.einsum("bchw,bchw->bc", x, x)),
+    ("flip", lambda x: F.flip(x, 2)),
+    ("fliplr_flipud", lambda x: F.fliplr(F.flipud(x[0, 0]))),
+    ("repeat", lambda x: F.repeat(x, 2, axis=1)),
+    ("repeat_counts", lambda x: F.repeat(x, (1, 0, 3), axis=1)),
+    ("repeat_flat", lambda x: F.repeat(x[0, 0], 2)),
+    ("depth2space", lambda x: F.depth2space(F.tile(x, (1, 4, 1, 1)), 2)),
+    ("space2depth", lambda x: F.space2depth(x[:, :, :4], 2)),
+    ("resize_align_corners", lambda x: F.resize_images(x, (9, 11))),
+    ("resize_half_pixel", lambda x: F.resize_images(x, (4, 13), align_corners=False)),
+    ("normalize", lambda x: F.normalize(x, axis=1)),
+    ("layer_normalization", lambda x: F.layer_normalization(x[:, :, 0, 0], *LN3)),
+    ("group_normalization", lambda x: F.group_normalization(x, 3, *LN3)),
+    ("batch_normalization_batch_stats", lambda x: F.batch_normalization(x, *LN3)),
 ]
 
 
@@ -113,6 +139,7 @@ POSITIVE = [
     ("sqrt", F.sqrt),
     ("rdiv_const", lambda x: 2.0 / x),
     ("pow_float", lambda x: x**0.5),
+    ("log2_log10", lambda x: F.log2(x) + F.log10(x)),
 ]
 
 

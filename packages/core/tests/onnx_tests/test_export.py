@@ -99,13 +99,20 @@ def test_save_to_path_and_file(tmp_path: Any, run_onnx: Any) -> None:
     np.testing.assert_array_equal(y, np.maximum(X, 0))
 
 
+def _opset_sensitive(x: Any) -> Any:
+    """Ops whose ONNX form changed between opsets 13 and 18 (reductions, Split)."""
+    h = F.max(x, axis=1) + F.sum(x, axis=0)[:3] + F.min(x, axis=1)
+    h = h + F.prod(x, axis=1) + F.logsumexp(x, axis=1) + F.mean(x, axis=1)
+    a, b = F.split_axis(x, [1], axis=1)
+    x4 = F.reshape(x, (1, 1, 3, 4))
+    r = F.resize_images(x4, (5, 6))
+    n = F.batch_normalization(x4, np.ones(1, np.float32), np.zeros(1, np.float32))
+    return h, a, b, r, n, F.normalize(x)
+
+
 @pytest.mark.parametrize("opset", [13, 17, 18])
 def test_opsets(opset: int, check_export: Any) -> None:
-    proto = check_export(
-        lambda x: F.max(x, axis=1) + F.sum(x, axis=0)[:3] + F.min(x, axis=1),
-        X,
-        opset_version=opset,
-    )
+    proto = check_export(_opset_sensitive, X, opset_version=opset)
     assert proto.opset_import[0].version == opset
 
 
@@ -130,9 +137,10 @@ def test_constant_subgraph_is_folded(check_export: Any) -> None:
 
 def test_unsupported_function_is_named() -> None:
     with pytest.raises(kusari.onnx.UnsupportedFunctionError) as info:
-        kusari.onnx.export(lambda x: F.erf(x), X)
+        kusari.onnx.export(lambda x: F.cumprod(x, axis=1), X)
     message = str(info.value)
-    assert "Erf" in message
+    assert "no ONNX converter for cumprod" in message
+    assert "kusari.functions.math.cumprod" in message
     assert "supported: " in message and "LinearFunction" in message
 
 
@@ -225,3 +233,56 @@ def test_export_testcase(tmp_path: Any, run_onnx: Any) -> None:
     np.testing.assert_allclose(
         numpy_helper.to_array(read("output_1.pb")), np.tanh(X * (X + 1)), rtol=1e-6
     )
+
+
+def test_values_computed_outside_the_graph_are_refused(run_onnx: Any) -> None:
+    def model(x: Any) -> Any:
+        return F.relu(x) + F.floor(x * 3)  # floor records no graph
+
+    with pytest.raises(ValueError, match="input 1 of .* computed outside the graph"):
+        kusari.onnx.export(model, X)
+    with pytest.raises(ValueError, match="computed outside the graph"):
+        kusari.onnx.export(lambda x: x * (x.array * 2), X)
+    # Allowed on request: the value of the export run is frozen in.
+    proto = kusari.onnx.export(model, X, check_constants=False)
+    (y,) = run_onnx(proto, {"Input_0": X})
+    np.testing.assert_allclose(y, np.maximum(X, 0) + np.floor(X * 3), rtol=1e-6)
+
+
+def test_control_flow_on_values_is_refused() -> None:
+    def model(x: Any) -> Any:
+        return F.relu(x) if float(x.array.sum()) > 0 else F.tanh(x)
+
+    with pytest.raises(ValueError, match="control flow"):
+        kusari.onnx.export(model, np.full((2, 2), 0.01, np.float32))
+
+
+def test_state_carried_between_calls_needs_the_check_off(run_onnx: Any) -> None:
+    lstm = L.LSTM(4, 3)
+    lstm(X[:, :4] * 0)  # leaves a state behind
+    with pytest.raises(ValueError, match="check_constants=False"):
+        kusari.onnx.export(lstm, X[:, :4])
+    lstm.reset_state()
+    lstm(X[:, :4] * 0)
+    proto = kusari.onnx.export(lstm, X[:, :4], check_constants=False)
+    (y,) = run_onnx(proto, {"Input_0": X[:, :4]})
+    lstm.reset_state()
+    lstm(X[:, :4] * 0)
+    with kusari.using_config("train", False):
+        expected = lstm(X[:, :4]).array
+    np.testing.assert_allclose(y, expected, atol=1e-6)
+
+
+def test_failing_check_run_is_reported() -> None:
+    calls = []
+
+    def model(x: Any) -> Any:
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyError("boom")
+        return F.relu(x)
+
+    with pytest.raises(
+        RuntimeError, match="check run on slightly changed inputs failed .KeyError"
+    ):
+        kusari.onnx.export(model, X)

@@ -199,3 +199,28 @@ class GRUNet(kusari.Chain):
 def test_gru_unrolled(check_export: Any) -> None:
     xs = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
     check_export(GRUNet(), xs)
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        L.NStepLSTM,
+        L.NStepBiLSTM,
+        L.NStepGRU,
+        L.NStepBiGRU,
+        L.NStepRNNTanh,
+        L.NStepRNNReLU,
+    ],
+)
+def test_n_step_rnn(cls: Any, check_export: Any) -> None:
+    """The fused layers, unrolled for the lengths of the example (3, 5, 2)."""
+    model = cls(2, 4, 3, 0.3)  # dropout is off in test mode
+    with_cell = "LSTM" in cls.__name__
+
+    def run(*xs: Any) -> Any:
+        out = model(None, None, list(xs)) if with_cell else model(None, list(xs))
+        return (*out[:-1], *out[-1])  # hy[, cy], then the per-sequence ys
+
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((n, 4)).astype(np.float32) for n in (3, 5, 2)]
+    check_export(run, xs)

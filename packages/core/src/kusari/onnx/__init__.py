@@ -17,7 +17,7 @@ Example:
 """
 
 # Importing the converter modules registers their converters.
-from kusari.onnx import _conv_array, _conv_math, _conv_nn
+from kusari.onnx import _conv_array, _conv_math, _conv_nn, _conv_rnn
 from kusari.onnx._context import (
     ConvertContext,
     Tensor,

@@ -15,12 +15,19 @@ from kusari.functions.array._permute import Permute
 from kusari.functions.array.broadcast import BroadcastTo
 from kusari.functions.array.cast import Cast
 from kusari.functions.array.concat import Concat
+from kusari.functions.array.depth2space import Depth2Space
 from kusari.functions.array.expand_dims import ExpandDims
 from kusari.functions.array.flatten import Flatten
+from kusari.functions.array.flip import Flip
+from kusari.functions.array.fliplr import FlipLR
+from kusari.functions.array.flipud import FlipUD
 from kusari.functions.array.get_item import GetItem
 from kusari.functions.array.pad import Pad
+from kusari.functions.array.repeat import Repeat
 from kusari.functions.array.reshape import Reshape
+from kusari.functions.array.resize_images import ResizeImages
 from kusari.functions.array.separate import Separate
+from kusari.functions.array.space2depth import Space2Depth
 from kusari.functions.array.split_axis import SplitAxis
 from kusari.functions.array.squeeze import Squeeze
 from kusari.functions.array.stack import Stack
@@ -192,6 +199,64 @@ def _pad(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) 
     ctx.node("Pad", args, [outs[0].name], mode=modes[func.mode])
 
 
+def _flip(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    x = ins[0]
+    axis = int(func.axis) % x.ndim
+    args = [
+        x.name,
+        ctx.ints([-1], "starts"),
+        ctx.ints([_INT64_MIN], "ends"),
+        ctx.ints([axis], "axes"),
+        ctx.ints([-1], "steps"),
+    ]
+    ctx.node("Slice", args, [outs[0].name])
+
+
+def _depth_space(op_type: str) -> Any:
+    # kusari's layouts are ONNX's DCR DepthToSpace and its SpaceToDepth.
+    def convert(
+        ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+    ) -> None:
+        ctx.node(op_type, [ins[0].name], [outs[0].name], blocksize=int(func.r))
+
+    return convert
+
+
+def _repeat(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    x, axis = ins[0], func.axis
+    name = x.name
+    if axis is None:  # numpy.repeat flattens first
+        name = ctx.node("Reshape", [name, ctx.ints([-1], "shape")])[0]
+        n, axis = int(numpy.prod(x.shape)), 0
+    else:
+        axis = int(axis) % x.ndim
+        n = x.shape[axis]
+    repeats = numpy.broadcast_to(numpy.asarray(func.repeats), (n,))
+    picks = ctx.ints(numpy.repeat(numpy.arange(n), repeats).tolist(), "indices")
+    ctx.node("Gather", [name, picks], [outs[0].name], axis=axis)
+
+
+def _resize_images(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    if func.mode != "bilinear":
+        raise unsupported(func, f"mode {func.mode!r} (only 'bilinear' converts)")
+    x = ins[0]
+    sizes = ctx.ints(list(x.shape[:2]) + list(func.out_hw), "sizes")
+    transform = "align_corners" if func.align_corners else "half_pixel"
+    ctx.node(
+        "Resize",
+        [x.name, "", "", sizes],
+        [outs[0].name],
+        mode="linear",
+        coordinate_transformation_mode=transform,
+    )
+
+
 def _get_item(
     ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
 ) -> None:
@@ -294,3 +359,10 @@ register_converter(Cast, _cast)
 register_converter(Where, _where)
 register_converter(Pad, _pad)
 register_converter(GetItem, _get_item)
+register_converter(Flip, _flip)
+register_converter(FlipLR, _flip)
+register_converter(FlipUD, _flip)
+register_converter(Depth2Space, _depth_space("DepthToSpace"))
+register_converter(Space2Depth, _depth_space("SpaceToDepth"))
+register_converter(Repeat, _repeat)
+register_converter(ResizeImages, _resize_images)

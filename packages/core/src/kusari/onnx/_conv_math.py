@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
 from kusari.functions.activation.clipped_relu import ClippedReLU
+from kusari.functions.activation.crelu import CReLU
 from kusari.functions.activation.elu import ELU
 from kusari.functions.activation.hard_sigmoid import HardSigmoid
 from kusari.functions.activation.leaky_relu import LeakyReLU
@@ -19,18 +22,25 @@ from kusari.functions.activation.swish import Swish
 from kusari.functions.activation.tanh import Tanh
 from kusari.functions.math import basic_math as bm
 from kusari.functions.math.clip import Clip
-from kusari.functions.math.exponential import Exp, Log
+from kusari.functions.math.cumsum import Cumsum
+from kusari.functions.math.einsum import EinSum
+from kusari.functions.math.erf import Erf
+from kusari.functions.math.exponential import Exp, Log, Log2, Log10
+from kusari.functions.math.exponential_m1 import Expm1
 from kusari.functions.math.hyperbolic import Cosh, Sinh
 from kusari.functions.math.identity import Identity
+from kusari.functions.math.logarithm_1p import Log1p
+from kusari.functions.math.logsumexp import LogSumExp
 from kusari.functions.math.matmul import MatMul
 from kusari.functions.math.maximum import Maximum
 from kusari.functions.math.minimum import Minimum
-from kusari.functions.math.minmax import Max, Min
+from kusari.functions.math.minmax import ArgMax, ArgMin, Max, Min
+from kusari.functions.math.prod import Prod
 from kusari.functions.math.sqrt import Sqrt
 from kusari.functions.math.square import Square
 from kusari.functions.math.squared_difference import SquaredDifference
 from kusari.functions.math.sum import Sum
-from kusari.functions.math.trigonometric import Cos, Sin, Tan
+from kusari.functions.math.trigonometric import Arccos, Arcsin, Arctan, Cos, Sin, Tan
 from kusari.onnx._context import ConvertContext, Tensor, register_converter
 
 ConverterFn = Callable[[ConvertContext, Any, list[Tensor], list[Tensor]], None]
@@ -61,6 +71,10 @@ _UNARY = {
     Cosh: "Cosh",
     bm.Neg: "Neg",
     bm.Absolute: "Abs",
+    Erf: "Erf",
+    Arcsin: "Asin",
+    Arccos: "Acos",
+    Arctan: "Atan",
 }
 _BINARY = {
     bm.Add: "Add",
@@ -183,7 +197,9 @@ def _prelu(
     ctx.node("PRelu", [x.name, slope], [outs[0].name])
 
 
-def _swish(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
+def _swish(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
     x, beta = ins
     # x * sigmoid(beta x), beta broadcast like PReLU's slope.
     shape = list(beta.shape) + [1] * (x.ndim - 1 - beta.ndim)
@@ -204,6 +220,81 @@ def _matmul(
         else:
             names.append(t.name)
     ctx.node("MatMul", names, [outs[0].name])
+
+
+def _log_base(base: float) -> ConverterFn:
+    def convert(
+        ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+    ) -> None:
+        ln = ctx.node("Log", [ins[0].name])[0]
+        inv = ctx.const(1.0 / numpy.log(base), "inv_log_base", ins[0].dtype)
+        ctx.node("Mul", [ln, inv], [outs[0].name])
+
+    return convert
+
+
+def _expm1(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    e = ctx.node("Exp", [ins[0].name])[0]
+    ctx.node("Sub", [e, ctx.const(1, "one", ins[0].dtype)], [outs[0].name])
+
+
+def _log1p(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    p = ctx.node("Add", [ins[0].name, ctx.const(1, "one", ins[0].dtype)])[0]
+    ctx.node("Log", [p], [outs[0].name])
+
+
+def _crelu(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    x = ins[0]
+    pos = ctx.node("Relu", [x.name])[0]
+    neg = ctx.node("Relu", [ctx.node("Neg", [x.name])[0]])[0]
+    ctx.node("Concat", [pos, neg], [outs[0].name], axis=int(func.axis) % x.ndim)
+
+
+def _cumsum(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    x = ins[0]
+    name, axis = x.name, func.axis
+    if axis is None:  # numpy.cumsum flattens first
+        name = ctx.node("Reshape", [name, ctx.ints([-1], "shape")])[0]
+        axis = 0
+    ax = ctx.const(numpy.asarray(int(axis), numpy.int64), "axis")
+    ctx.node("CumSum", [name, ax], [outs[0].name])
+
+
+def _einsum(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    equation = ",".join(func.in_subs) + "->" + func.out_sub
+    ctx.node("Einsum", [t.name for t in ins], [outs[0].name], equation=equation)
+
+
+def _logsumexp(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    x = ins[0]
+    axes = None if func._axis is None else [int(a) % x.ndim for a in func._axis]
+    ctx.reduce("ReduceLogSumExp", x.name, axes, False, outs[0].name)
+
+
+def _arg_reduction(op_type: str) -> ConverterFn:
+    def convert(
+        ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+    ) -> None:
+        x, axis = ins[0].name, func.axis
+        if axis is None:  # over the flattened array, as numpy does
+            x = ctx.node("Reshape", [x, ctx.ints([-1], "shape")])[0]
+            axis = 0
+        y = ctx.node(op_type, [x], axis=int(axis), keepdims=0)[0]
+        ctx.node("Cast", [y], [outs[0].name], to=ctx.tensor_type(outs[0].dtype))
+
+    return convert
 
 
 def _axes(func: Any, ndim: int) -> list[int] | None:
@@ -256,3 +347,14 @@ register_converter(MatMul, _matmul)
 register_converter(Sum, _reduction("ReduceSum"))
 register_converter(Max, _reduction("ReduceMax"))
 register_converter(Min, _reduction("ReduceMin"))
+register_converter(Prod, _reduction("ReduceProd"))
+register_converter(LogSumExp, _logsumexp)
+register_converter(ArgMax, _arg_reduction("ArgMax"))
+register_converter(ArgMin, _arg_reduction("ArgMin"))
+register_converter(Log2, _log_base(2.0))
+register_converter(Log10, _log_base(10.0))
+register_converter(Expm1, _expm1)
+register_converter(Log1p, _log1p)
+register_converter(CReLU, _crelu)
+register_converter(Cumsum, _cumsum)
+register_converter(EinSum, _einsum)

@@ -1,5 +1,5 @@
 """Converters of the layer functions: linear, convolution, pooling,
-normalization, embedding and the LSTM cell."""
+normalization and embedding."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ from kusari.functions.connection.deconvolution_nd import DeconvolutionND
 from kusari.functions.connection.embed_id import EmbedIDFunction
 from kusari.functions.connection.linear import LinearFunction
 from kusari.functions.normalization.batch_normalization import (
+    BatchNormalization,
     FixedBatchNormalization,
 )
+from kusari.functions.normalization.l2_normalization import NormalizeL2
 from kusari.functions.normalization.local_response_normalization import (
     LocalResponseNormalization,
 )
 from kusari.functions.pooling.average_pooling_nd import SumPooling
 from kusari.functions.pooling.max_pooling_nd import MaxPoolingND
-from kusari.functions.rnn.lstm import LSTM
 from kusari.onnx._context import ConvertContext, Tensor, register_converter, unsupported
 
 
@@ -191,6 +192,45 @@ def _fixed_batch_normalization(
     ctx.node("Add", [y, bc(beta)], [outs[0].name])
 
 
+def _batch_normalization(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    """Normalization by the statistics of the input itself.
+
+    What kusari computes in training mode, and what layer and group
+    normalization are built from; updating running averages is a side effect
+    the graph does not need.
+    """
+    x, gamma, beta = ins
+    axes = [int(a) for a in func._axis]
+    mean = ctx.fresh("mean")
+    ctx.reduce("ReduceMean", x.name, axes, True, mean)
+    xc = ctx.node("Sub", [x.name, mean])[0]
+    var = ctx.fresh("var")
+    ctx.reduce("ReduceMean", ctx.node("Mul", [xc, xc])[0], axes, True, var)
+    eps = ctx.const(func.eps, "eps", x.dtype)
+    std = ctx.node("Sqrt", [ctx.node("Add", [var, eps])[0]])[0]
+    shape = ctx.ints(func._bshape, "bshape")
+    g = ctx.node("Reshape", [gamma.name, shape])[0]
+    b = ctx.node("Reshape", [beta.name, shape])[0]
+    y = ctx.node("Mul", [ctx.node("Div", [xc, std])[0], g])[0]
+    ctx.node("Add", [y, b], [outs[0].name])
+
+
+def _normalize_l2(
+    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
+) -> None:
+    # x / (sqrt(sum(x^2, axis)) + eps): eps outside the root, unlike LpNormalization.
+    x = ins[0]
+    axis = func.axis if isinstance(func.axis, tuple) else (func.axis,)
+    sq = ctx.node("Mul", [x.name, x.name])[0]
+    total = ctx.fresh("sumsq")
+    ctx.reduce("ReduceSum", sq, [int(a) % x.ndim for a in axis], True, total)
+    norm = ctx.node("Sqrt", [total])[0]
+    norm = ctx.node("Add", [norm, ctx.const(func.eps, "eps", x.dtype)])[0]
+    ctx.node("Div", [x.name, norm], [outs[0].name])
+
+
 def _lrn(ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]) -> None:
     size = 2 * func.half + 1
     # ONNX divides alpha by the window size; kusari does not.
@@ -222,28 +262,6 @@ def _embed_id(
     ctx.node("Where", [mask, fill, rows], [outs[0].name])
 
 
-def _lstm(
-    ctx: ConvertContext, func: Any, ins: list[Tensor], outs: list[Tensor]
-) -> None:
-    c_prev, x = ins
-    if c_prev.shape[0] != x.shape[0]:
-        raise unsupported(func, "c_prev and x have different batch sizes")
-    units = c_prev.shape[1]
-    # Unit k of gate g is column 4k + g: view x as (B, units, 4, ...).
-    shape = ctx.ints([0, units, 4] + [0] * (x.ndim - 2), "shape")
-    r = ctx.node("Reshape", [x.name, shape])[0]
-    gates = ctx.node("Split", [r, ctx.ints([1, 1, 1, 1], "split")], 4, axis=2)
-    sq = ctx.ints([2], "axes")
-    a, i, f, o = (ctx.node("Squeeze", [g, sq])[0] for g in gates)
-    a = ctx.node("Tanh", [a])[0]
-    i, f, o = (ctx.node("Sigmoid", [g])[0] for g in (i, f, o))
-    ai = ctx.node("Mul", [a, i])[0]
-    fc = ctx.node("Mul", [f, c_prev.name])[0]
-    ctx.node("Add", [ai, fc], [outs[0].name])
-    tc = ctx.node("Tanh", [outs[0].name])[0]
-    ctx.node("Mul", [o, tc], [outs[1].name])
-
-
 register_converter(LinearFunction, _linear)
 register_converter(ConvolutionND, _convolution)
 register_converter(DeconvolutionND, _deconvolution)
@@ -251,5 +269,6 @@ register_converter(MaxPoolingND, _max_pooling)
 register_converter(SumPooling, _sum_pooling)
 register_converter(FixedBatchNormalization, _fixed_batch_normalization)
 register_converter(LocalResponseNormalization, _lrn)
+register_converter(BatchNormalization, _batch_normalization)
+register_converter(NormalizeL2, _normalize_l2)
 register_converter(EmbedIDFunction, _embed_id)
-register_converter(LSTM, _lstm)

@@ -1,11 +1,9 @@
-"""Run a model once, read back the graph it recorded, write it as ONNX.
+"""Run a model, read back the graph it recorded, write it as ONNX.
 
 The model runs in test mode (``train=False``) with backprop enabled, because
-the graph that backprop records is what the exporter walks. A function hook
-keeps every function's input arrays during that run: an input that is
-neither a graph input, a parameter nor computed inside the graph (a NumPy
-array the model multiplies by, a state carried from an earlier call) becomes
-a constant of the ONNX graph, and only the hook still knows its value.
+the graph that backprop records is what the exporter walks (``_record``).
+Each recorded function goes to its converter in call order, which is a
+topological order; the guard (``_guard``) checks the constants on the way.
 """
 
 from __future__ import annotations
@@ -14,14 +12,12 @@ import collections
 import io
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy
 
-from kusari import configuration
-from kusari.function_hook import FunctionHook
-from kusari.onnx import _context
+from kusari.onnx import _context, _guard, _record
 from kusari.onnx._context import ConvertContext, Tensor, UnsupportedFunctionError
 from kusari.variable import Variable
 
@@ -45,27 +41,6 @@ def import_onnx() -> Any:
             "pip install onnx (or pip install 'kusari[onnx]')"
         ) from e
     return onnx
-
-
-class _Recorder(FunctionHook):
-    """Remembers each function applied and the arrays it got, in call order."""
-
-    name = "kusari.onnx.export"
-
-    def __init__(self) -> None:
-        self.calls: dict[int, tuple[int, Any, tuple[Any, ...]]] = {}
-
-    def forward_postprocess(self, function: Any, in_data: tuple[Any, ...]) -> None:
-        self.calls[id(function)] = (len(self.calls), function, tuple(in_data))
-
-
-def _flatten(value: Any) -> tuple[list[Any], list[Any] | None]:
-    """Values and, for a dict, its keys."""
-    if isinstance(value, Mapping):
-        return list(value.values()), list(value.keys())
-    if isinstance(value, (list, tuple)):
-        return list(value), None
-    return [value], None
 
 
 def _names(
@@ -139,8 +114,9 @@ def export(
     dynamic_axes: Mapping[str, Any] | None = None,
     return_named_inout: bool = False,
     graph_name: str = "Graph",
+    check_constants: bool = True,
 ) -> Any:
-    """Export a model to ONNX by running it once on ``args``.
+    """Export a model to ONNX by running it on ``args``.
 
     The model is called as ``model(*args)`` (a list or tuple),
     ``model(**args)`` (a dict) or ``model(args)`` (one array or Variable) in
@@ -165,6 +141,16 @@ def export(
         return_named_inout: Also return the inputs and outputs as ordered
             dicts ``name -> Variable``.
         graph_name: The name of the ONNX graph.
+        check_constants: Run the model a second time on slightly changed
+            float inputs and refuse the export when a value that would be
+            frozen into the graph as a constant changes (it was computed from
+            the inputs outside the graph: through ``.array`` or a function
+            without a graph such as ``F.floor``), or when other functions run
+            (control flow that depends on input values). Turn it off for a
+            model that carries state from call to call (a stateful
+            ``L.LSTM`` without ``reset_state``). The check is a best effort:
+            a value that the small change leaves as it was (a sign, a
+            threshold far away) passes.
 
     Returns:
         The ``onnx.ModelProto``; with ``return_named_inout``, the tuple
@@ -195,7 +181,7 @@ def export(
             f"{newest}), got {opset_version}"
         )
 
-    arg_values, arg_keys = _flatten(args)
+    arg_values, arg_keys = _record.flatten(args)
     in_vars = []
     for i, a in enumerate(arg_values):
         array = a.array if isinstance(a, Variable) else a
@@ -208,20 +194,8 @@ def export(
     in_names = _names(input_names, arg_keys, len(in_vars), "Input", "input_names")
     in_nodes = {id(v.node): name for v, name in zip(in_vars, in_names)}
 
-    recorder = _Recorder()
-    with (
-        configuration.using_config("train", False),
-        configuration.using_config("enable_backprop", True),
-        recorder,
-    ):
-        if isinstance(args, Mapping):
-            result = model(**dict(zip(arg_keys or [], in_vars)))
-        elif isinstance(args, (list, tuple)):
-            result = model(*in_vars)
-        else:
-            result = model(in_vars[0])
-
-    out_vars, out_keys = _flatten(result)
+    result, recorder = _record.run(model, args, arg_keys, in_vars)
+    out_vars, out_keys = _record.flatten(result)
     for i, y in enumerate(out_vars):
         if not isinstance(y, Variable):
             raise TypeError(
@@ -249,7 +223,11 @@ def export(
         )
 
     persistent = _persistent_arrays(model)
-    order = _reachable(out_vars, recorder, names)
+    order = _record.reachable(out_vars, recorder, names)
+    if check_constants:
+        _guard.check_constants(
+            model, args, arg_keys, in_vars, recorder, result, order, names
+        )
     pinned: dict[int, str] = {}
     for y, name in zip(out_vars, out_names):
         creator = y.node.creator_node
@@ -305,25 +283,6 @@ def _persistent_arrays(model: Any) -> dict[int, str]:
             value = getattr(link, name, None)
             if hasattr(value, "shape") and hasattr(value, "dtype"):
                 found[id(value)] = f"{path.rstrip('/')}/{name}"
-    return found
-
-
-def _reachable(
-    outputs: Sequence[Variable], recorder: _Recorder, leaves: Mapping[int, str]
-) -> dict[int, tuple[int, Any, tuple[Any, ...]]]:
-    """The recorded calls the outputs depend on."""
-    found: dict[int, tuple[int, Any, tuple[Any, ...]]] = {}
-    stack = [y.node for y in outputs]
-    while stack:
-        node = stack.pop()
-        creator = node.creator_node
-        if id(node) in leaves or creator is None or id(creator) in found:
-            continue
-        call = recorder.calls.get(id(creator))
-        if call is None:  # made before export ran: a constant
-            continue
-        found[id(creator)] = call
-        stack.extend(creator.inputs)
     return found
 
 

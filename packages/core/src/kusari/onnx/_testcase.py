@@ -29,6 +29,7 @@ def export_testcase(
     output_names: Any = None,
     dynamic_axes: Mapping[str, Any] | None = None,
     graph_name: str = "Graph",
+    check_constants: bool = True,
 ) -> Any:
     """Export ``model`` and the tensors of one run on ``args`` to ``out_dir``.
 
@@ -63,6 +64,7 @@ def export_testcase(
         dynamic_axes=dynamic_axes,
         return_named_inout=True,
         graph_name=graph_name,
+        check_constants=check_constants,
     )
     data_dir = os.path.join(out_dir, "test_data_set_0")
     os.makedirs(data_dir, exist_ok=True)
