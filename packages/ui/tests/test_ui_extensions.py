@@ -362,3 +362,45 @@ def test_stop_uses_the_trainers_request_stop(tmp_path: Path) -> None:
     assert trainer.updater.iteration == 1 and trainer.stop_calls == 1
     assert trainer.stop_trigger is original_trigger  # not wrapped
     assert cmd_files.read_status(tmp_path)["state"] == "stopped"  # type: ignore[index]
+
+
+class ThreadComm:
+    """Two 'ranks' as threads: rank 0's bcast_obj hands its object to rank 1."""
+
+    def __init__(self, rank: int, channel: Any) -> None:
+        self.rank = rank
+        self.channel = channel
+
+    def bcast_obj(self, obj: Any, root: int = 0) -> Any:
+        if self.rank == root:
+            self.channel.put(obj)
+            return obj
+        return self.channel.get(timeout=10)
+
+
+def test_commands_reach_every_rank_and_only_rank_0_writes(tmp_path: Path) -> None:
+    import queue
+
+    channel: Any = queue.Queue()
+    rank0 = Trainer(tmp_path, stop_at=1000)
+    (tmp_path / "rank1").mkdir()
+    rank1 = Trainer(tmp_path / "rank1", stop_at=1000)  # files would land here
+    rank0.extend(CommandsExtension(comm=ThreadComm(0, channel)))
+    rank1.extend(CommandsExtension(comm=ThreadComm(1, channel)))
+    cmd_files.request_command(
+        tmp_path, "adjust_hyperparams", {"hyperparams": {"lr": 0.02}}
+    )
+    cmd_files.request_command(tmp_path, "stop")
+    worker = threading.Thread(target=rank1.run)
+    worker.start()
+    rank0.run()
+    worker.join(10)
+    assert not worker.is_alive()
+    for trainer in (rank0, rank1):
+        assert trainer.updater.iteration == 1  # both stopped at once
+        assert trainer.updater.opt.hyperparam.lr == 0.02
+    assert [h["status"] for h in cmd_files.history(tmp_path)] == ["done", "done"]
+    assert cmd_files.read_status(tmp_path)["state"] == "stopped"  # type: ignore[index]
+    # Rank 1 wrote no protocol file (its trainer only wrote its own log).
+    written = {p.name for p in (tmp_path / "rank1").iterdir()}
+    assert written == {"log"}

@@ -105,6 +105,13 @@ class CommandsExtension:
         heartbeat: Seconds between status-file refreshes while training.
         snapshot_factory: Builds the extension called by ``take_snapshot``;
             defaults to ``kusari.training.extensions.snapshot()``.
+        comm: For a job of several processes (a kusari-mn communicator, or
+            anything with ``rank`` and ``bcast_obj``): add the extension on
+            every rank. Rank 0 reads the commands and writes the status and
+            responses; each command is broadcast, so ``stop`` and
+            ``adjust_hyperparams`` act on every rank in the same iteration
+            (``take_snapshot`` runs on rank 0). The broadcast is a collective
+            call: every rank must use the same ``trigger``.
 
     Example:
         >>> ext = CommandsExtension(trigger=(1, "iteration"))
@@ -120,8 +127,12 @@ class CommandsExtension:
         trigger: Any = (1, "iteration"),
         heartbeat: float = 5.0,
         snapshot_factory: Callable[[], Callable[[Any], Any]] | None = None,
+        comm: Any = None,
     ) -> None:
         self.trigger = trigger
+        self.comm = comm
+        # Only one process writes the protocol files.
+        self._writer = comm is None or int(comm.rank) == 0
         self.heartbeat = heartbeat
         self.snapshot_factory = snapshot_factory or _default_snapshot
         self.stop_requested = False
@@ -138,8 +149,9 @@ class CommandsExtension:
         """Wrap the stop trigger and announce the run as running."""
         self._out = str(trainer.out)
         self._trainer = trainer
-        os.makedirs(self._out, exist_ok=True)
-        self._responses = cmd_files.read_responses(self._out)
+        if self._writer:
+            os.makedirs(self._out, exist_ok=True)
+            self._responses = cmd_files.read_responses(self._out)
         if not callable(getattr(trainer, "request_stop", None)):
             # A Trainer without kusari's public stop request (Chainer's own):
             # two ways in, as Trainers differ in when they read stop_trigger:
@@ -147,12 +159,25 @@ class CommandsExtension:
             _make_stoppable(trainer.stop_trigger, self)
             if not isinstance(trainer.stop_trigger, _StopTrigger):
                 trainer.stop_trigger = _StopTrigger(trainer.stop_trigger, self)
-        self._write_status(trainer, "running")
+        if self._writer:
+            self._write_status(trainer, "running")
 
     def __call__(self, trainer: Any) -> None:
         """Run any new command; refresh the heartbeat now and then."""
         if self._out is None:
             self.initialize(trainer)
+        new = self._new_commands() if self._writer else None
+        if self.comm is not None:
+            new = self.comm.bcast_obj(new, root=0)
+        for cid, cmd in new or ():
+            self._execute(trainer, cid, cmd)
+        if self._writer and time.time() - self._last_beat >= self.heartbeat:
+            self._write_status(
+                trainer, "stopping" if self.stop_requested else "running"
+            )
+
+    def _new_commands(self) -> list[tuple[str, dict[str, Any]]]:
+        """Commands not answered yet; a ``stat`` when the file is unchanged."""
         assert self._out is not None
         path = os.path.join(self._out, cmd_files.COMMANDS_FILE)
         try:
@@ -160,16 +185,14 @@ class CommandsExtension:
             seen: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
         except OSError:
             seen = None
-        if seen is not None and seen != self._seen:
-            self._seen = seen
-            for cmd in cmd_files.read_commands(self._out):
-                cid = str(cmd.get("id"))
-                if cid not in self._responses:
-                    self._execute(trainer, cid, cmd)
-        if time.time() - self._last_beat >= self.heartbeat:
-            self._write_status(
-                trainer, "stopping" if self.stop_requested else "running"
-            )
+        if seen is None or seen == self._seen:
+            return []
+        self._seen = seen
+        return [
+            (str(cmd.get("id")), cmd)
+            for cmd in cmd_files.read_commands(self._out)
+            if str(cmd.get("id")) not in self._responses
+        ]
 
     def on_error(self, trainer: Any, exc: BaseException, tb: Any = None) -> None:
         """Remember why training failed (Chainer's Trainer calls this before
@@ -178,7 +201,7 @@ class CommandsExtension:
 
     def finalize(self, trainer: Any = None) -> None:
         """Mark the run finished, stopped (by the UI) or failed (it raised)."""
-        if self._out is not None:
+        if self._out is not None and self._writer:
             if self._failure is not None:
                 state, extra = "failed", {"error": self._failure}
             else:
@@ -199,7 +222,7 @@ class CommandsExtension:
                     request_stop()
                 response: Any = {"message": "training will stop after this iteration"}
             elif name == "take_snapshot":
-                response = self._take_snapshot(trainer)
+                response = self._take_snapshot(trainer) if self._writer else None
             elif name == "adjust_hyperparams":
                 response = self._adjust(trainer, body)
             else:
@@ -215,9 +238,10 @@ class CommandsExtension:
             **_position(trainer),
         }
         assert self._out is not None
-        cmd_files.write_json_atomic(
-            os.path.join(self._out, cmd_files.RESPONSES_FILE), self._responses
-        )
+        if self._writer:
+            cmd_files.write_json_atomic(
+                os.path.join(self._out, cmd_files.RESPONSES_FILE), self._responses
+            )
 
     def _take_snapshot(self, trainer: Any) -> dict[str, Any]:
         if self._snapshot is None:
