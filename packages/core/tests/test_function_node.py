@@ -65,10 +65,13 @@ class TestApply:
         f = Square()
         (y,) = f.apply((x,))
         np.testing.assert_array_equal(y.array, [1, 4])
-        assert y.creator is f and f.inputs[0] is x.node and f.rank == 1
+        assert y.creator is f and f.inputs[0] is x.node
+        # Chainer's ranks: a function takes its inputs' highest rank, its
+        # outputs one more.
+        assert (x.rank, f.rank, y.rank) == (0, 0, 1)
         assert f.outputs[0]() is y.node
         (z,) = Square().apply((y,))
-        assert z.creator.rank == 2
+        assert (z.creator.rank, z.rank) == (1, 2)
 
     def test_accepts_arrays(self):
         (y,) = Square().apply((np.ones(2, np.float32),))

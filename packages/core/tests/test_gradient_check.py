@@ -42,6 +42,23 @@ def test_numerical_grad_matches_analytic():
     np.testing.assert_allclose(gx, (1 - np.tanh(x) ** 2) * gy, rtol=1e-6)
 
 
+def test_numerical_grad_refuses_integer_inputs():
+    # A step of eps means nothing on integers; Chainer raises rather than
+    # returning a truncated difference quotient.
+    xi = np.array([1, 2], np.int32)
+    xf = np.ones(2)
+    with pytest.raises(RuntimeError, match="must be kind of float.*int32"):
+        gradient_check.numerical_grad(lambda: (xf * xi,), (xf, xi), (np.ones(2),))
+
+
+def test_check_backward_skips_integer_inputs():
+    x = np.random.uniform(-1, 1, (3,))
+    k = np.array([2, 0, 1], np.int32)
+    gradient_check.check_backward(
+        lambda a, b: a * F.cast(b, a.dtype), (x, k), np.ones(3)
+    )
+
+
 def test_check_backward_passes_for_correct_function():
     x = np.random.uniform(-1, 1, (2, 3))
     gradient_check.check_backward(F.tanh, x, np.random.uniform(-1, 1, (2, 3)))

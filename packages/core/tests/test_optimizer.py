@@ -72,7 +72,9 @@ def test_update_clears_grads_backprops_and_updates():
 
 
 def test_setup_requires_link():
-    with pytest.raises(TypeError, match="Link"):
+    with pytest.raises(
+        TypeError, match=r"optimization target must be a link \(got builtins.object"
+    ):
         optimizers.SGD().setup(object())
 
 

@@ -37,8 +37,11 @@ class TestConstruction:
     def test_initial_grad_is_checked(self):
         with pytest.raises(ValueError, match="Shape of data and grad mismatch"):
             Variable(np.zeros(3, np.float32), grad=np.zeros(2, np.float32))
-        with pytest.raises(ValueError, match="Dtype of data and grad mismatch"):
+        # Chainer raises TypeError for a wrong dtype, ValueError for a shape.
+        with pytest.raises(TypeError, match="Dtype of data and grad mismatch"):
             Variable(np.zeros(3, np.float32), grad=np.zeros(3, np.float64))
+        with pytest.raises(TypeError, match="Type of grad is invalid"):
+            Variable(np.zeros(3, np.float32), grad=[0.0, 0.0, 0.0])
 
     def test_requires_grad_false(self):
         v = Variable(np.zeros(2, np.float32), requires_grad=False)
@@ -203,7 +206,8 @@ class TestGradients:
 
     def test_zerograd_and_addgrad(self):
         x = _v(1.0, 2.0)
-        x.zerograd()
+        with pytest.warns(DeprecationWarning, match="Use Variable.cleargrad"):
+            x.zerograd()
         np.testing.assert_array_equal(x.grad, [0, 0])
         y = _v(3.0, 4.0)
         y.grad = np.ones(2, np.float32)
@@ -360,3 +364,77 @@ def test_gradient_accumulation_never_writes_into_shared_arrays():
     z = x * 2.0
     kusari.backward([z, z * 1.0, z * 1.0], [g, g, g])
     np.testing.assert_array_equal(g, [1.0, 1.0])  # caller's array untouched
+
+
+class TestChainerCompatibility:
+    """Behaviour that Chainer code observes directly (messages, formats)."""
+
+    def test_summary_names_the_variable(self):
+        assert Variable(np.zeros(1, np.float32), name="h").summary() == "<variable h>"
+        v = Variable(np.zeros(1, np.float32))
+        assert v.summary() == f"<variable at 0x{id(v):x}>"
+
+    def test_debug_print_lines(self):
+        data = np.arange(6, dtype=np.float32).reshape(2, 3)
+        v = Variable(data, name="x")
+        lines = v.debug_print().splitlines()
+        assert lines == [
+            "<variable x>",
+            "- device: CPU",
+            "- backend: <class 'numpy.ndarray'>",
+            "- shape: (2, 3)",
+            "- dtype: float32",
+            f"- statistics: mean={data.mean():.8f}, std={data.std():.8f}",
+            "- grad: None",
+        ]
+        v.grad = np.zeros_like(data)
+        assert v.debug_print().splitlines()[-1] == "- grad: 0"
+        v.grad = data * 2
+        assert v.debug_print().splitlines()[-1] == (
+            f"- grad: mean={(data * 2).mean():.8f}, std={(data * 2).std():.8f}"
+        )
+
+    def test_debug_print_of_an_empty_variable(self):
+        text = Variable().debug_print()
+        for field in ("device", "backend", "shape", "dtype", "statistics", "grad"):
+            assert f"- {field}: None" in text
+
+    def test_variable_node_refuses_a_gradient(self):
+        v = _v(1.0)
+        with pytest.raises(ValueError, match='unexpected keyword argument "grad"'):
+            kusari.variable.VariableNode(v, "v", grad=np.ones(1, np.float32))
+        with pytest.raises(TypeError, match="unexpected keyword arguments: foo"):
+            kusari.variable.VariableNode(v, "v", foo=1)
+
+    def test_set_creator_puts_the_variable_one_rank_above(self):
+        class Mock(kusari.Function):
+            pass
+
+        f = Mock()
+        f.node.rank = 10
+        x = _v(1.0)
+        x.set_creator(f)
+        assert x.creator is f and x.rank == 11
+        y = _v(1.0)
+        y.set_creator_node(f.node)
+        assert y.creator_node is f.node and y.rank == 11
+
+    def test_addgrad_initializes_an_uninitialized_parameter(self):
+        src = kusari.Parameter(np.ones((2, 3), np.float32))
+        src.grad = np.full((2, 3), 2.0, np.float32)
+        dst = kusari.Parameter(kusari.initializers.Zero())
+        dst.cleargrad()  # no NaN gradient to start from
+        dst.addgrad(src)
+        np.testing.assert_array_equal(dst.array, np.zeros((2, 3)))
+        np.testing.assert_array_equal(dst.grad, src.grad)
+        assert dst.grad is not src.grad
+        plain = Variable()
+        with pytest.raises(RuntimeError, match="destination variable has no data"):
+            plain.addgrad(src)
+
+    def test_parameter_zerograd_is_deprecated_and_survives_initialize(self):
+        p = kusari.Parameter(kusari.initializers.One())
+        with pytest.warns(DeprecationWarning, match="Variable.zerograd"):
+            p.zerograd()
+        p.initialize((2,))
+        np.testing.assert_array_equal(p.grad, [0.0, 0.0])

@@ -25,6 +25,15 @@ _BOTH = (0, 1)
 _ndarray = numpy.ndarray
 
 
+def raise_old_style_twice(node: Any) -> None:
+    """Refuse to differentiate a gradient made by an old-style Function."""
+    raise RuntimeError(
+        "cannot twice-differentiate an old style Function "
+        f'"{node._old_style_grad_generator}" (its backward works on arrays, '
+        "so the gradient it returned has no graph)"
+    )
+
+
 def freed_message(func: Any) -> str:
     return (
         f"{func.label}: the graph through this function was freed by an earlier "
@@ -287,6 +296,8 @@ def run(
                     grads[x] = [gx] if lazy else gx
                     f = x.creator_node
                     if f is None or (not no_stop and x in stops):
+                        if x._old_style_grad_generator is not None:
+                            raise_old_style_twice(x)
                         leaves.append(x)
                     elif f not in seen:
                         seen.add(f)

@@ -54,7 +54,8 @@ class FunctionNode:
     Attributes:
         inputs: Nodes of the inputs (tuple of :class:`VariableNode`).
         outputs: Weak references to the outputs' nodes.
-        rank: The position in topological order (1 + the inputs' maximum).
+        rank: The position in topological order (the inputs' maximum; the
+            outputs get one more).
     """
 
     inputs: tuple[VariableNode, ...] | None = None
@@ -165,17 +166,20 @@ class FunctionNode:
             outputs = self.forward(in_data)
 
         if type(outputs) is not tuple:
+            # Chainer's words first (user code matches on them).
             raise TypeError(
-                f"{self.label}.forward must return a tuple of arrays, got "
-                f"{type(outputs).__name__}"
+                f"forward output must be a tuple ({self.label})\n"
+                f"Actual: {type(outputs)}\n"
+                f"{self.label}.forward must return a tuple of arrays"
             )
         if check:
             for y in outputs:
                 if type(y) is not _ndarray and not isinstance(y, _array_types):
                     raise TypeError(
-                        f"{self.label}.forward returned {type(y).__name__} among "
-                        "its outputs; every output must be an ndarray (wrap "
-                        "scalars with kusari.utils.force_array)"
+                        f"forward output must be a tuple of ndarrays "
+                        f"({self.label})\n{self.label}.forward returned "
+                        f"{type(y).__name__} among its outputs (wrap scalars "
+                        "with kusari.utils.force_array)"
                     )
         if debug:
             self._check_nan_in_forward(in_data, outputs)
@@ -192,8 +196,10 @@ class FunctionNode:
             if node is None:
                 node = x._node = VariableNode(x, x._name)
             in_nodes.append(node)
-        rank += 1
+        # Chainer's numbering: a function has its inputs' highest rank and
+        # its outputs one more.
         self.rank = rank
+        rank += 1
         self.inputs = tuple(in_nodes)
 
         if len(outputs) == 1:
@@ -415,7 +421,7 @@ class FunctionNode:
                 var = _new_variable(data, True)
                 node = var._node = VariableNode(var)
                 node.creator_node = self
-                node.rank = self.rank
+                node.rank = self.rank + 1
                 if new_outputs is None:
                     new_outputs = list(outputs)
                 new_outputs[index] = weakref.ref(node)
@@ -537,6 +543,10 @@ def grad(
         _backprop.initial_grad(y, gy, loss_scale, "kusari.grad")
         for y, gy in zip(outputs, grad_outputs)
     ]
+    for y in outputs:
+        # A gradient made by an old-style Function has no record of how.
+        if y._node is not None and y._node._old_style_grad_generator is not None:
+            _backprop.raise_old_style_twice(y._node)
     in_nodes = [x.node for x in inputs]
     init = None
     if grad_inputs is not None:

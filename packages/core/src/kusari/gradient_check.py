@@ -72,6 +72,13 @@ def numerical_grad(
     """
     if eps <= 0:
         raise ValueError(f"numerical_grad: eps must be positive, got {eps}")
+    for x in inputs:
+        # Integer inputs cannot be perturbed by eps (Chainer's error and words).
+        if x.dtype.kind != "f":
+            raise RuntimeError(
+                "The dtype of input arrays must be kind of float "
+                f"(numerical_grad got an input of dtype {x.dtype})"
+            )
     grads = []
     for x in inputs:
         xp = backend.get_array_module(x)

@@ -104,12 +104,21 @@ class Link(device_resident.DeviceResident):
             >>> [name for name, _ in link.namedparams()]
             ['/w']
         """
+        self._check_init_done()
         previous = self.within_init_scope
         self._within_init_scope = True
         try:
             yield
         finally:
             self._within_init_scope = previous
+
+    def _check_init_done(self) -> None:
+        # Chainer's words first: user code and tests match on them.
+        if "_params" not in self.__dict__:
+            raise RuntimeError(
+                "Link.__init__() has not been called. Call super().__init__() "
+                f"at the start of {type(self).__name__}.__init__."
+            )
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self.within_init_scope and isinstance(value, Parameter):
@@ -292,8 +301,11 @@ class Link(device_resident.DeviceResident):
             DeprecationWarning,
             stacklevel=2,
         )
-        for param in self.params():
-            param.zerograd()
+        # One warning for the link, not one more per parameter.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for param in self.params():
+                param.zerograd()
 
     def addgrads(self, link: Link) -> None:
         """Adds the gradients of ``link`` (same structure) to this one's."""
@@ -470,6 +482,7 @@ class Link(device_resident.DeviceResident):
         hooks.pop(name).deleted(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._check_init_done()
         forward = getattr(self, "forward", None)
         if forward is None:
             raise AttributeError(

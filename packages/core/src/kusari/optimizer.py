@@ -82,7 +82,8 @@ class Optimizer:
 
         if not isinstance(link, Link):
             raise TypeError(
-                f"optimization target must be a Link, got {type(link).__name__}")
+                "optimization target must be a link "
+                f"(got {type(link).__module__}.{type(link).__name__})")
         self.target = link
         self.t = 0
         self.epoch = 0

@@ -13,6 +13,7 @@ the arrays of intermediate results are freed as soon as user code drops them.
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from typing import Any
 
@@ -52,7 +53,19 @@ class VariableNode:
         "_old_style_grad_generator",
     )
 
-    def __init__(self, variable: Variable, name: str | None = None) -> None:
+    def __init__(
+        self, variable: Variable, name: str | None = None, **kwargs: Any
+    ) -> None:
+        if kwargs:
+            if "grad" in kwargs:
+                raise ValueError(
+                    'unexpected keyword argument "grad": pass the gradient to '
+                    "Variable instead"
+                )
+            raise TypeError(
+                "VariableNode() got unexpected keyword arguments: "
+                + ", ".join(sorted(kwargs))
+            )
         self._variable = weakref.ref(variable)
         self.creator_node: Any = None
         self.rank = 0
@@ -74,7 +87,9 @@ class VariableNode:
         node = self.creator_node
         if node is None:
             return None
-        return getattr(node, "_function", node)
+        if getattr(type(node), "_wraps_old_style_function", False):
+            return node.function
+        return node
 
     @creator.setter
     def creator(self, func: Any) -> None:
@@ -117,8 +132,13 @@ class VariableNode:
         self.set_creator_node(getattr(creator, "node", creator))
 
     def set_creator_node(self, creator_node: Any) -> None:
+        """Record ``creator_node`` as this node's creator (rank one above it)."""
+        if hasattr(creator_node, "_owned_node"):
+            # An old-style Function: the graph holds its adapter node.
+            creator_node = creator_node.node
         self.creator_node = creator_node
-        self.rank = creator_node.rank
+        if creator_node is not None:
+            self.rank = creator_node.rank + 1
 
     def unchain(self) -> None:
         """Forget the creator, making this node a leaf."""
@@ -163,6 +183,9 @@ def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
     dtype = x.dtype
     if shape is None:
         return
+    # Chainer's exception types: TypeError for a wrong kind of array or
+    # dtype, ValueError for a wrong shape.
+    exc_type: type[Exception] = TypeError
     if not _is_array(gx):
         msg = (
             f"Type of grad is invalid:\nExpected: ndarray\nActual: {type(gx).__name__}"
@@ -176,14 +199,16 @@ def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
         msg = f"Dtype of data and grad mismatch\ngrad: {gx.dtype} != data: {dtype}"
     elif gx.shape != shape:
         msg = f"Shape of data and grad mismatch\ngrad: {gx.shape} != data: {shape}"
+        exc_type = ValueError
     else:
         return
     if func is not None:
+        impl = getattr(func, "function", None) or func
         msg = (
-            f"Function `{func.label}` ({type(func).__name__}) returned a gradient "
-            f"that does not match its input.\n{msg}"
+            f"Function `{type(impl).__name__}` ({func.label}) has a bug: it "
+            f"returned a gradient that does not match its input.\n{msg}"
         )
-    raise ValueError(msg)
+    raise exc_type(msg)
 
 
 class Variable:
@@ -384,7 +409,15 @@ class Variable:
         self._grad_var = None
 
     def zerograd(self) -> None:
-        """Fill the gradient with zeros (allocating it if needed)."""
+        """Fill the gradient with zeros (allocating it if needed).
+
+        Deprecated (as in Chainer): use :meth:`cleargrad`.
+        """
+        warnings.warn(
+            "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         if self._data is None:
             return
         gv = self._grad_var
@@ -401,9 +434,14 @@ class Variable:
         if src is None:
             return
         if self._data is None:
-            raise RuntimeError(
-                "addgrad: the destination variable has no data; initialize it first"
-            )
+            if not isinstance(self, Parameter):
+                raise RuntimeError(
+                    "addgrad: the destination variable has no data; initialize "
+                    "it first"
+                )
+            # As in Chainer: an uninitialized parameter takes the source's
+            # shape, then accumulates onto whatever gradient that gives it.
+            self.initialize(var.shape)
         g = src._data
         if backend.get_device_from_array(g) != backend.get_device_from_array(
             self._data
@@ -455,7 +493,11 @@ class Variable:
             loss_scale: Multiply the initial gradient by this (mixed precision).
         """
         node = self._node
-        if node is None or node.creator_node is None:
+        if node is None:
+            return
+        if node._old_style_grad_generator is not None:
+            _backprop.raise_old_style_twice(node)
+        if node.creator_node is None:
             return
         gv = self._grad_var
         if gv is None:
@@ -571,27 +613,54 @@ class Variable:
         return _transpose(self, axes)
 
     def summary(self) -> str:
-        xp = self.xp
-        d = self._data
-        return (
-            f"name: {self.name} shape: {d.shape} dtype: {d.dtype} "
-            f"mean: {float(xp.mean(d)):.8g} std: {float(xp.std(d)):.8g}"
-        )
+        """``<variable NAME>``, or ``<variable at 0xID>`` when unnamed."""
+        name = self.name
+        if name:
+            return f"<variable {name}>"
+        return f"<variable at 0x{id(self):x}>"
 
     def debug_print(self) -> str:
-        """A multi-line description of the variable for debugging."""
+        """A multi-line description (device, backend, shape, dtype, stats, grad).
+
+        The lines are Chainer's: ``- device: CPU`` for host arrays, the
+        statistics as ``mean=..., std=...``, and ``- grad: 0`` for an
+        all-zero gradient; an empty variable shows None throughout.
+        """
         d = self._data
-        lines = [
-            repr(self),
-            f"- device: {self.device}",
-            f"- backend: {type(d)}",
-            f"- shape: {d.shape}",
-            f"- dtype: {d.dtype}",
-        ]
-        if d.size:
-            lines.append(f"- statistics: {self.summary()}")
-        lines.append(f"- grad: {None if self.grad is None else 'set'}")
-        return "\n".join(lines)
+        stats_fmt = "mean={0:.8f}, std={1:.8f}"
+        if d is None:
+            device: Any = None
+            array_type: Any = None
+            stats = None
+            shape = None
+            dtype = None
+        else:
+            xp = backend.get_array_module(d)
+            device = "CPU" if xp is numpy else d.device
+            array_type = type(d)
+            stats = stats_fmt.format(float(xp.mean(d)), float(xp.std(d)))
+            shape = d.shape
+            dtype = d.dtype
+        g = self.grad
+        if g is None:
+            grad: Any = None
+        else:
+            gxp = backend.get_array_module(g)
+            if bool(gxp.all(g == 0)):
+                grad = 0
+            else:
+                grad = stats_fmt.format(float(gxp.mean(g)), float(gxp.std(g)))
+        return "\n".join(
+            [
+                self.summary(),
+                f"- device: {device}",
+                f"- backend: {array_type}",
+                f"- shape: {shape}",
+                f"- dtype: {dtype}",
+                f"- statistics: {stats}",
+                f"- grad: {grad}",
+            ]
+        )
 
     def __len__(self) -> int:
         shape = self._data.shape

@@ -197,12 +197,14 @@ def test_to_device_recursive_cpu():
 
 
 def test_assignment_before_init_is_reported():
+    # Chainer raises RuntimeError from init_scope when super().__init__()
+    # was forgotten, before any assignment happens.
     class Broken(Chain):
         def __init__(self):
             with self.init_scope():
                 self.fc = Affine(1, 1)
 
-    with pytest.raises(AttributeError, match=r"link 'fc' before Chain.__init__"):
+    with pytest.raises(RuntimeError, match=r"Link.__init__\(\) has not been called"):
         Broken()
 
 
@@ -212,5 +214,19 @@ def test_parameter_before_init_is_reported():
             with self.init_scope():
                 self.w = Parameter(numpy.zeros(1, dtype=numpy.float32))
 
-    with pytest.raises(AttributeError, match=r"parameter 'w' before Link.__init__"):
+    match = r"super\(\).__init__\(\) at the start of Broken"
+    with pytest.raises(RuntimeError, match=match):
         Broken()
+
+
+def test_calling_a_link_without_init_is_reported():
+    class NoInit(Chain):
+        def __init__(self):
+            pass
+
+        def forward(self, x):
+            return x
+
+    link = NoInit()
+    with pytest.raises(RuntimeError, match=r"Link.__init__\(\) has not been called"):
+        link(numpy.zeros(1, dtype=numpy.float32))

@@ -60,8 +60,9 @@ def advance(
             new_order = numpy.asarray(sampler(order, i))
             if len(new_order) != len(order):
                 raise ValueError(
-                    "order_sampler returned an order of length "
-                    f"{len(new_order)}; expected {len(order)} like the previous one"
+                    "The size of order does not match the size of the previous "
+                    f"order (order_sampler returned {len(new_order)} indices, "
+                    f"expected {len(order)})"
                 )
             order = new_order
         if rest > 0:
@@ -113,8 +114,9 @@ class StatefulIterator(Iterator):
             )
         if shuffle is not None and order_sampler is not None:
             raise ValueError(
-                f"{name}: `shuffle` is not None and a custom `order_sampler` is "
-                "set; set shuffle=None to use the custom order sampler"
+                "`shuffle` is not `None` and a custom `order_sampler` is set. "
+                "Please set `shuffle` to `None` to use the custom order sampler "
+                f"({name})"
             )
         if shuffle is None and order_sampler is None:
             order_sampler = ShuffleOrderSampler()
@@ -134,8 +136,9 @@ class StatefulIterator(Iterator):
             )
             if len(order) != len(self.dataset):
                 raise ValueError(
-                    f"{type(self).__name__}: order_sampler returned an order of "
-                    f"length {len(order)} for a dataset of {len(self.dataset)}"
+                    "The size of order does not match the size of the dataset "
+                    f"({type(self).__name__}: order_sampler returned "
+                    f"{len(order)} indices for {len(self.dataset)} examples)"
                 )
         self._state = IteratorState(0, 0, False, order)
         self._previous_epoch_detail = -1.0

@@ -55,3 +55,24 @@ def test_split_axis_errors():
         F.split_axis(x, 0, 0)
     with pytest.raises(TypeError, match="indices_or_sections"):
         F.split_axis(x, 1.5, 0)
+
+
+def test_split_axis_argument_errors_use_chainers_words():
+    x = np.zeros((4, 6), np.float32)
+    with pytest.raises(TypeError, match=r"must be integer or 1-D array\.\nActual"):
+        F.split_axis(x, 1.5, 1)
+    with pytest.raises(TypeError, match="indices_or_sections must be integers"):
+        F.split_axis(x, [1.5], 1)
+    with pytest.raises(TypeError, match="indices_or_sections must be integers"):
+        F.split_axis(x, np.array([2.0]), 1)
+    with pytest.raises(TypeError, match="must be 1-D sequence"):
+        F.split_axis(x, np.array([[2]]), 1)
+
+
+def test_split_axis_accepts_numpy_indices_and_sections():
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    a, b = F.split_axis(x, np.array(2), 1)
+    np.testing.assert_array_equal(a.array, x[:, :3])
+    parts = F.split_axis(x, np.array([1, 4]), 1)
+    assert [p.shape for p in parts] == [(2, 1), (2, 3), (2, 2)]
+    np.testing.assert_array_equal(parts[1].array, x[:, 1:4])

@@ -17,6 +17,10 @@ class SplitAxis(FunctionNode):
     """Split along ``axis`` into equal sections or at the given indices."""
 
     def __init__(self, indices_or_sections: Any, axis: int) -> None:
+        if isinstance(indices_or_sections, numpy.ndarray) and (
+                indices_or_sections.ndim == 0):
+            # A 0-d array is a number of sections, as in Chainer.
+            indices_or_sections = indices_or_sections[()]
         if isinstance(indices_or_sections, (int, numpy.integer)) and not isinstance(
                 indices_or_sections, bool):
             if indices_or_sections <= 0:
@@ -25,12 +29,20 @@ class SplitAxis(FunctionNode):
             self.sections: int | None = int(indices_or_sections)
             self.indices: tuple[int, ...] | None = None
         elif isinstance(indices_or_sections, (Sequence, numpy.ndarray)):
+            ios = indices_or_sections
+            if isinstance(ios, numpy.ndarray) and ios.ndim >= 2:
+                raise TypeError("indices_or_sections must be 1-D sequence "
+                                f"(split_axis got an array of shape {ios.shape})")
+            # Chainer's words; floats would otherwise be truncated silently.
+            for i in ios:
+                if not isinstance(i, (int, numpy.integer)) or isinstance(i, bool):
+                    raise TypeError("indices_or_sections must be integers "
+                                    f"(split_axis got {i!r})")
             self.sections = None
-            self.indices = tuple(int(i) for i in indices_or_sections)
+            self.indices = tuple(int(i) for i in ios)
         else:
-            raise TypeError("split_axis: indices_or_sections must be an int or a "
-                            "sequence of ints, got "
-                            f"{type(indices_or_sections).__name__}")
+            raise TypeError("indices_or_sections must be integer or 1-D array.\n"
+                            f"Actual: {type(indices_or_sections)} (split_axis)")
         if not isinstance(axis, int) or isinstance(axis, bool):
             raise TypeError(f"split_axis: axis must be an int, "
                             f"got {type(axis).__name__}")

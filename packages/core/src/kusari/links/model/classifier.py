@@ -51,8 +51,8 @@ class Classifier(link.Chain):
     ) -> None:
         if not isinstance(label_key, (int, str)):
             raise TypeError(
-                f"Classifier: label_key must be an int or a str, got "
-                f"{type(label_key).__name__}"
+                f"label_key must be int or str, but is {type(label_key)} "
+                "(Classifier)"
             )
         super().__init__()
         self.lossfun = lossfun
@@ -72,8 +72,8 @@ class Classifier(link.Chain):
         if isinstance(self.label_key, int):
             if not -len(args) <= self.label_key < len(args):
                 raise ValueError(
-                    f"Classifier: label_key {self.label_key} is out of range for "
-                    f"{len(args)} positional arguments"
+                    f"Label key {self.label_key} is out of bounds (Classifier "
+                    f"got {len(args)} positional arguments)"
                 )
             t = args[self.label_key]
             if self.label_key == -1:
@@ -82,7 +82,10 @@ class Classifier(link.Chain):
                 args = args[: self.label_key] + args[self.label_key + 1 :]
         else:
             if self.label_key not in kwargs:
-                raise ValueError(f"Classifier: label key {self.label_key!r} not found")
+                raise ValueError(
+                    f'Label key "{self.label_key}" is not found (Classifier got '
+                    f"keyword arguments {sorted(kwargs)})"
+                )
             t = kwargs.pop(self.label_key)
         self.y = None
         self.loss = None
