@@ -1,0 +1,1 @@
+"""Instance mask utilities (masks are boolean ``(R, H, W)`` arrays)."""
