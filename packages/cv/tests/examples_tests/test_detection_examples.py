@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 from PIL import Image
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -54,7 +53,6 @@ def _run(script: Path, *args: str, cwd: Path) -> str:
     return proc.stdout
 
 
-@pytest.mark.slow
 def test_ssd_train_and_eval(tmp_path):
     data = _write_voc(tmp_path / "VOC")
     out = tmp_path / "result"
@@ -93,7 +91,6 @@ def test_ssd_train_and_eval(tmp_path):
     assert "mAP:" in stdout and "aeroplane" in stdout
 
 
-@pytest.mark.slow
 def test_faster_rcnn_train_and_eval(tmp_path):
     data = _write_voc(tmp_path / "VOC", n=2)
     out = tmp_path / "result"
