@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+import kusari
 import kusari.functions as F
 from kusari.testing import check_op
 from kusari.utils import type_check
@@ -209,3 +210,16 @@ def test_roi_errors():
         F.roi_max_align_2d(
             x, np.zeros((2, 4), np.float32), np.zeros(2, np.int32), 2, -1.0
         )
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [F.roi_max_pooling_2d, F.roi_average_pooling_2d, F.roi_average_align_2d],
+)
+def test_no_rois_gives_an_empty_output_and_a_zero_gradient(fn):
+    x = kusari.Variable(np.random.rand(1, 2, 8, 8).astype(np.float32))
+    rois = np.zeros((0, 4), np.float32)
+    y = fn(x, rois, np.zeros((0,), np.int32), 2, 1.0)
+    assert y.shape == (0, 2, 2, 2)
+    F.sum(y).backward()
+    assert x.grad.shape == x.shape and not x.grad.any()

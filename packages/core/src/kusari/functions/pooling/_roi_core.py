@@ -203,9 +203,10 @@ def bin_candidates(
         + numpy.minimum(ix, W - 1)
     )
     pos, valid = numpy.broadcast_arrays(pos, valid)
-    R = len(rois)
-    count = valid.reshape(R, oh, ow, -1).sum(-1)
-    return pos.reshape(R, oh, ow, -1), valid.reshape(R, oh, ow, -1), count
+    # The window size explicitly, not -1: with no RoIs the arrays are empty.
+    R, M = len(rois), bh * bw
+    count = valid.reshape(R, oh, ow, M).sum(-1)
+    return pos.reshape(R, oh, ow, M), valid.reshape(R, oh, ow, M), count
 
 
 def expand_channels(
