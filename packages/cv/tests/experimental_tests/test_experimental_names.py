@@ -15,5 +15,9 @@ def test_experimental_links_are_the_same_classes():
 
     assert P50 is PSPNetResNet50 and P101 is PSPNetResNet101 and Q50 is P50
     assert Tiny is YOLOv2Tiny
+    from kusari_cv.experimental.links.model.fcis import FCISResNet101
+    from kusari_cv.links.model.fcis import FCISResNet101 as Real
+
+    assert FCISResNet101 is Real
     # The lazy top-level attribute works as well.
     assert kusari_cv.experimental.links.YOLOv2Tiny is YOLOv2Tiny

@@ -16,6 +16,7 @@ from kusari_cv.links.model.fpn import (
     MaskRCNNFPNResNet101,
 )
 from kusari_cv.links.model.light_head_rcnn import LightHeadRCNNResNet101
+from kusari_cv.links.model.mobilenet import MobileNetV2
 from kusari_cv.links.model.pickable_sequential_chain import (
     PickableSequentialChain,
 )

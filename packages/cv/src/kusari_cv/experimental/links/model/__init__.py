@@ -1,3 +1,3 @@
 """``chainercv.experimental.links.model``."""
 
-from kusari_cv.experimental.links.model import pspnet, yolo
+from kusari_cv.experimental.links.model import fcis, pspnet, yolo
