@@ -1,0 +1,31 @@
+"""Double DQN (van Hasselt et al., 2016)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import kusari
+from kusari_rl.agents.dqn import DQN
+
+__all__ = ["DoubleDQN"]
+
+
+class DoubleDQN(DQN):
+    """DQN whose target evaluates the online network's greedy action with
+    the target network: ``r + gamma Q_target(s', argmax_a Q(s', a))``.
+
+    Same arguments as :class:`~kusari_rl.agents.DQN`.
+    """
+
+    def _compute_target_values(self, exp_batch: dict[str, Any]) -> Any:
+        next_state = exp_batch["next_state"]
+        with kusari.using_config("train", False):
+            next_qout = self.model(next_state)
+        target_next_qout = self.target_model(next_state)
+        next_q_max = target_next_qout.evaluate_actions(next_qout.greedy_actions)
+        return (
+            exp_batch["reward"]
+            + exp_batch["discount"]
+            * (1.0 - exp_batch["is_state_terminal"])
+            * next_q_max.array
+        )

@@ -1,0 +1,147 @@
+"""Uniform replay buffer with n-step experiences."""
+
+from __future__ import annotations
+
+import collections
+import pickle
+from typing import Any
+
+from kusari.utils.atomic import atomic_write
+from kusari_rl.misc.collections import RandomAccessQueue
+from kusari_rl.replay_buffer import AbstractReplayBuffer
+
+__all__ = ["ReplayBuffer"]
+
+_FORMAT = "kusari_rl.ReplayBuffer/1"
+
+
+class ReplayBuffer(AbstractReplayBuffer):
+    """Experience replay with uniform sampling.
+
+    Each stored experience is a list of up to ``num_steps`` consecutive
+    transitions of one environment, so sampling it gives an n-step return
+    directly. Episodes of several environments (``env_id``) interleave safely.
+
+    Args:
+        capacity: Maximum number of experiences (None: unbounded).
+        num_steps: n of the n-step returns.
+
+    Example:
+        >>> rb = ReplayBuffer(capacity=100, num_steps=2)
+        >>> for t in range(3):
+        ...     rb.append(state=t, action=0, reward=1.0, next_state=t + 1)
+        >>> len(rb), [tr['state'] for tr in rb.memory[0]]
+        (2, [0, 1])
+    """
+
+    def __init__(self, capacity: int | None = None, num_steps: int = 1) -> None:
+        if num_steps < 1:
+            raise ValueError(f"ReplayBuffer: num_steps must be >= 1, got {num_steps}")
+        if capacity is not None and capacity < 1:
+            raise ValueError(
+                f"ReplayBuffer: capacity must be >= 1 or None, got {capacity}"
+            )
+        self.capacity = capacity
+        self.num_steps = num_steps
+        self.memory = RandomAccessQueue(maxlen=capacity)
+        self.last_n_transitions: dict[int, collections.deque] = {}
+
+    def _window(self, env_id: int) -> collections.deque:
+        window = self.last_n_transitions.get(env_id)
+        if window is None:
+            window = collections.deque(maxlen=self.num_steps)
+            self.last_n_transitions[env_id] = window
+        return window
+
+    def _push(self, experience: list[dict[str, Any]]) -> None:
+        self.memory.append(experience)
+
+    def append(
+        self,
+        state: Any,
+        action: Any,
+        reward: float,
+        next_state: Any = None,
+        next_action: Any = None,
+        is_state_terminal: bool = False,
+        env_id: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        window = self._window(env_id)
+        window.append(
+            dict(
+                state=state,
+                action=action,
+                reward=reward,
+                next_state=next_state,
+                next_action=next_action,
+                is_state_terminal=is_state_terminal,
+                **kwargs,
+            )
+        )
+        if is_state_terminal:
+            # The episode is over: flush every shorter tail window too.
+            while window:
+                self._push(list(window))
+                window.popleft()
+        elif len(window) == self.num_steps:
+            self._push(list(window))
+
+    def stop_current_episode(self, env_id: int = 0) -> None:
+        window = self.last_n_transitions.get(env_id)
+        if not window:
+            return
+        # A full window was already stored when it filled up; a short one
+        # (episode shorter than n) was not.
+        if len(window) < self.num_steps:
+            self._push(list(window))
+        window.popleft()
+        while window:
+            self._push(list(window))
+            window.popleft()
+
+    def sample(self, num_experiences: int) -> list[list[dict[str, Any]]]:
+        if num_experiences > len(self):
+            raise ValueError(
+                f"{type(self).__name__}.sample: asked for {num_experiences} "
+                f"experiences, only {len(self)} stored"
+            )
+        return self.memory.sample(num_experiences)
+
+    def __len__(self) -> int:
+        return len(self.memory)
+
+    def _state(self) -> dict[str, Any]:
+        return {
+            "format": _FORMAT,
+            "memory": self.memory,
+            "last_n_transitions": {
+                k: list(v) for k, v in self.last_n_transitions.items()
+            },
+        }
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        self.memory = state["memory"]
+        self.last_n_transitions = {}
+        for env_id, items in state["last_n_transitions"].items():
+            self._window(env_id).extend(items)
+
+    def save(self, filename: str) -> None:
+        """Pickle the buffer (including unfinished episodes) atomically."""
+        with atomic_write(filename, "wb") as f:
+            pickle.dump(self._state(), f, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def load(self, filename: str) -> None:
+        """Load a buffer written by :meth:`save` (pickle: trusted files only)."""
+        with open(filename, "rb") as f:
+            state = pickle.load(f)
+        if not (isinstance(state, dict) and state.get("format") == _FORMAT):
+            # ChainerRL pickled the bare memory queue.
+            if isinstance(state, (list, collections.deque, RandomAccessQueue)):
+                self.memory = RandomAccessQueue(state, maxlen=self.capacity)
+                self.last_n_transitions = {}
+                return
+            raise ValueError(
+                f"{type(self).__name__}.load: {filename} is not a replay buffer"
+            )
+        self._set_state(state)

@@ -1,0 +1,35 @@
+"""Shared fixtures for kusari-rl's tests."""
+
+from __future__ import annotations
+
+import random
+import zlib
+
+import numpy as np
+import pytest
+
+from kusari.backends import cuda
+
+_gpu = pytest.mark.skipif(
+    not cuda.available, reason="CuPy / a CUDA GPU is not available"
+)
+
+
+@pytest.fixture(
+    params=["@numpy", pytest.param("@cupy:0", marks=[pytest.mark.gpu, _gpu])]
+)
+def device(request: pytest.FixtureRequest) -> str:
+    """Run a test on the CPU and, where CuPy is present, on GPU 0."""
+    return request.param
+
+
+@pytest.fixture(autouse=True)
+def _seed_global_rngs(request: pytest.FixtureRequest) -> None:
+    """Seed Python's and NumPy's global RNGs per test, from the test's id.
+
+    Explorers, replay sampling and initializers draw from them, so a test's
+    numbers must not depend on which tests ran before it.
+    """
+    seed = zlib.crc32(request.node.nodeid.encode())
+    random.seed(seed)
+    np.random.seed(seed)
