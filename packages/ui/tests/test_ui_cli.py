@@ -12,9 +12,9 @@ from kusari_ui.cli import main
 def test_db_and_project_commands(runner: FlaskCliRunner, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     r = runner.invoke(main, ["--db", url, "db", "create"])
-    assert r.exit_code == 0 and "revision 0001" in r.output
+    assert r.exit_code == 0 and "revision 0002" in r.output
     r = runner.invoke(main, ["--db", url, "db", "upgrade"])
-    assert r.exit_code == 0 and "to 0001" in r.output
+    assert r.exit_code == 0 and "to 0002" in r.output
     (tmp_path / "res").mkdir()
     r = runner.invoke(
         main,

@@ -26,11 +26,41 @@ def test_migrations_match_models(tmp_path: Path) -> None:
 
     engine = make_engine(f"sqlite:///{tmp_path / 'm.sqlite'}")
     upgrade(engine)
-    assert current_revision(engine) == "0001"
+    assert current_revision(engine) == "0002"
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []
     upgrade(engine)  # idempotent
+    engine.dispose()
+
+
+def test_upgrade_from_0001_keeps_runs(tmp_path: Path) -> None:
+    from sqlalchemy import text
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'm.sqlite'}")
+    upgrade(engine, "0001")
+    now = "2026-01-01 00:00:00"
+    with engine.begin() as conn:
+        conn.execute(
+            text("INSERT INTO projects (id, name, created_at) VALUES (1, 'p', :t)"),
+            {"t": now},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO results VALUES (7, 1, 'a', 'a', 'folder', 'unknown', "
+                "'{}', '{\"loss\": 0.5}', 3, 0, 0, 0, 0, '', 0, 12.5, :t, :t)"
+            ),
+            {"t": now},
+        )
+    upgrade(engine)
+    with engine.connect() as conn:
+        row = conn.execute(
+            text(
+                "SELECT name, n_entries, last_activity, status_json, log_interval "
+                "FROM results"
+            )
+        ).one()
+    assert tuple(row) == ("a", 3, 12.5, "{}", 0.0)
     engine.dispose()
 
 
@@ -141,7 +171,7 @@ def test_postgresql_end_to_end(pg_url: str, make_run, project_dir: Path) -> None
         assert [e["iteration"] for e in page["entries"]] == [1000, 1001]
         assert client.delete(f"/api/v1/projects/{pid}").status_code == 200
         engine = app.extensions["kusari_ui"]["engine"]
-        assert current_revision(engine) == "0001"
+        assert current_revision(engine) == "0002"
         upgrade_to_base(engine)
         upgrade(engine)
     finally:

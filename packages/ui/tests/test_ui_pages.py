@@ -19,7 +19,14 @@ def test_index_and_assets(client: FlaskClient) -> None:
     csp = r.headers["Content-Security-Policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert r.headers["X-Content-Type-Options"] == "nosniff"
-    for name in ("app.js", "chart.js", "style.css", "favicon.svg"):
+    for name in (
+        "app.js",
+        "common.js",
+        "runpage.js",
+        "chart.js",
+        "style.css",
+        "favicon.svg",
+    ):
         with client.get(f"/static/{name}") as resp:
             assert resp.status_code == 200, name
 
@@ -35,7 +42,7 @@ def test_assets_need_no_network() -> None:
 
 def test_page_never_uses_inner_html() -> None:
     """All data reaches the DOM through textContent (see the XSS browser test)."""
-    for name in ("app.js", "chart.js"):
+    for name in ("app.js", "common.js", "runpage.js", "chart.js"):
         assert "innerHTML" not in (STATIC / name).read_text()
         assert "insertAdjacentHTML" not in (STATIC / name).read_text()
 

@@ -13,6 +13,7 @@ from typing import Any
 from flask import Flask, Response, g
 from sqlalchemy.orm import Session
 
+from kusari_ui.crawler import CrawlState
 from kusari_ui.db import default_url, make_engine, make_session_factory, upgrade
 
 
@@ -23,17 +24,24 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         config: Overrides of the defaults: ``DATABASE_URL`` (any SQLAlchemy
             URL), ``AUTO_UPGRADE`` (run migrations at start, default True),
             ``STALE_SECONDS`` (a run whose files have not changed for this long
-            is no longer shown as active), ``POLL_INTERVAL_MS`` (page refresh).
+            or a job whose heartbeat is this old is stalled), ``ACTIVE_SECONDS``
+            (shortest time a silent log of a run without a status file still
+            counts as growing), ``COMMAND_TIMEOUT_SECONDS`` (a command not
+            answered for this long is shown as timed out), ``POLL_INTERVAL_MS``
+            (page refresh).
 
     Returns:
         The Flask app; its engine and session factory live in
-        ``app.extensions["kusari_ui"]``.
+        ``app.extensions["kusari_ui"]``, with the crawler's
+        :class:`~kusari_ui.crawler.CrawlState` under ``"crawl"``.
     """
     app = Flask(__name__)
     app.config.from_mapping(
         DATABASE_URL=default_url(),
         AUTO_UPGRADE=True,
         STALE_SECONDS=120.0,
+        ACTIVE_SECONDS=30.0,
+        COMMAND_TIMEOUT_SECONDS=60.0,
         POLL_INTERVAL_MS=3000,
         MAX_LOG_PAGE=10000,
         JSON_SORT_KEYS=False,
@@ -46,6 +54,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["kusari_ui"] = {
         "engine": engine,
         "factory": make_session_factory(engine),
+        # Filled in by a background Crawler (kusari-ui server) while it runs.
+        "crawl": CrawlState(),
     }
     app.json.sort_keys = False  # type: ignore[attr-defined]
 

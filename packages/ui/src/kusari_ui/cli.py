@@ -140,7 +140,8 @@ def server(
         # (DNS rebinding); a loopback-only server answers loopback names only.
         config["TRUSTED_HOSTS"] = ["127.0.0.1", "localhost", "::1", "[::1]"]
     app = create_app(config)
-    crawler = Crawler(app.extensions["kusari_ui"]["factory"], crawl_interval)
+    ext = app.extensions["kusari_ui"]
+    crawler = Crawler(ext["factory"], crawl_interval, state=ext["crawl"])
     crawler.start()
     click.echo(f"kusari-ui on http://{host}:{port}/ (database {obj['db']})")
     try:

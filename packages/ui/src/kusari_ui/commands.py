@@ -123,8 +123,36 @@ def request_command(
     return record
 
 
-def history(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Commands joined with their responses; status ``pending`` if none yet."""
+def _parse_iso(text: Any) -> float | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        t = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=_dt.timezone.utc)
+    return t.timestamp()
+
+
+def history(
+    run_dir: str | os.PathLike[str],
+    timeout: float | None = None,
+    now: float | None = None,
+) -> list[dict[str, Any]]:
+    """Commands joined with their responses.
+
+    A command without a response is ``pending``, or ``timed_out`` once it
+    has waited longer than ``timeout`` seconds. That is decided here, when
+    the history is read, and never written into the job's files: a job that
+    answers late still gets its answer shown.
+
+    Example:
+        >>> history(run_dir, timeout=60.0)[-1]["status"]  # doctest: +SKIP
+        'timed_out'
+    """
+    if now is None:
+        now = _dt.datetime.now(_dt.timezone.utc).timestamp()
     responses = read_responses(run_dir)
     out = []
     for c in read_commands(run_dir):
@@ -139,6 +167,12 @@ def history(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
                 epoch=r.get("epoch"),
             )
         else:
-            item.update(status="pending", response=None, respondedAt=None)
+            asked = _parse_iso(c.get("requestedAt"))
+            late = timeout is not None and asked is not None and now - asked > timeout
+            item.update(
+                status="timed_out" if late else "pending",
+                response=None,
+                respondedAt=None,
+            )
         out.append(item)
     return out

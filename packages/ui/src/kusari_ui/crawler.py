@@ -38,6 +38,7 @@ from kusari_ui.models import (
     utcnow,
 )
 from kusari_ui.paths import is_within
+from kusari_ui.status import parse_status_file
 
 logger = logging.getLogger(__name__)
 
@@ -225,14 +226,15 @@ def crawl_result(session: Session, project: Project, result: Result) -> int:
             if args is not None:
                 result.args_json = json.dumps(args)
         result.args_mtime_ns = st.st_mtime_ns
-    status = cmd_files.read_status(run_dir)
-    if status is not None:
-        result.status = str(status.get("state", "unknown"))[:32]
-        beat = status.get("heartbeat")
-        if isinstance(beat, int | float):
-            result.last_activity = max(result.last_activity, float(beat))
-    elif result.status in ("missing", ""):
-        result.status = "unknown"
+    # Only the job's status file and its log tell about the run: the
+    # commands file the server writes is no sign of life.
+    status = parse_status_file(cmd_files.read_status(run_dir))
+    text = json.dumps(status, separators=(",", ":"))
+    if text != result.status_json:
+        result.status_json = text
+    job_state = str(status.get("state", "unknown"))
+    if result.status != job_state:
+        result.status = job_state
     log_path = run_dir / "log"
     if not log_path.is_file() or not is_within(project.path, log_path):
         return 0
@@ -262,11 +264,22 @@ def crawl_result(session: Session, project: Project, result: Result) -> int:
             s.inode,
             s.digest,
         )
-        result.last_activity = max(result.last_activity, s.mtime_ns / 1e9)
+        _note_write(result, s.mtime_ns / 1e9)
         total += len(out.entries)
         if not out.more:
             return total
         session.commit()  # a huge first ingest shows up batch by batch
+
+
+def _note_write(result: Result, mtime: float) -> None:
+    """Record a log write at ``mtime`` and smooth the interval between writes."""
+    previous = result.last_activity or 0.0
+    if previous > 0 and mtime > previous:
+        dt = mtime - previous
+        old = result.log_interval or 0.0
+        result.log_interval = dt if old <= 0 else 0.5 * old + 0.5 * dt
+    if mtime > previous:
+        result.last_activity = mtime
 
 
 # Serialises ingest within the process (crawler thread, POST /crawl, POST /logs).
@@ -326,14 +339,42 @@ def _crawl_project(session: Session, project: Project) -> CrawlStats:
     return stats
 
 
-def crawl_all(factory: sessionmaker[Session]) -> CrawlStats:
+class CrawlState:
+    """What the background crawler is doing, for the API to report.
+
+    Attributes:
+        running: A background crawler thread is alive.
+        first_pass_done: It finished its first crawl of every project.
+        current: The id of the project being crawled now, or None.
+    """
+
+    def __init__(self) -> None:
+        self.running = False
+        self.first_pass_done = False
+        self.current: int | None = None
+
+    @property
+    def crawling(self) -> bool:
+        """The first pass is under way: entry counts are still growing."""
+        return self.running and not self.first_pass_done
+
+
+def crawl_all(
+    factory: sessionmaker[Session], state: CrawlState | None = None
+) -> CrawlStats:
     """Crawl every project with a folder; returns the summed stats."""
     total = CrawlStats()
     with factory() as session:
         for project in session.scalars(
             select(Project).where(Project.path.is_not(None))
         ):
-            s = crawl_project(session, project)
+            if state is not None:
+                state.current = project.id
+            try:
+                s = crawl_project(session, project)
+            finally:
+                if state is not None:
+                    state.current = None
             total.new_runs += s.new_runs
             total.updated_runs += s.updated_runs
             total.new_entries += s.new_entries
@@ -349,21 +390,37 @@ class Crawler(threading.Thread):
         >>> c.stop()  # doctest: +SKIP
     """
 
-    def __init__(self, factory: sessionmaker[Session], interval: float = 5.0) -> None:
+    def __init__(
+        self,
+        factory: sessionmaker[Session],
+        interval: float = 5.0,
+        state: CrawlState | None = None,
+    ) -> None:
         super().__init__(name="kusari-ui-crawler", daemon=True)
         self.factory = factory
         self.interval = interval
+        self.state = state if state is not None else CrawlState()
         self._stop_event = threading.Event()
+
+    def start(self) -> None:
+        """Start crawling; the state says so before the thread runs."""
+        self.state.running = True
+        self.state.first_pass_done = False
+        super().start()
 
     def run(self) -> None:
         """Crawl until :meth:`stop` is called."""
-        while not self._stop_event.is_set():
-            t0 = time.monotonic()
-            try:
-                crawl_all(self.factory)
-            except Exception:  # keep serving whatever happens on disk
-                logger.exception("crawl failed")
-            self._stop_event.wait(max(0.1, self.interval - (time.monotonic() - t0)))
+        try:
+            while not self._stop_event.is_set():
+                t0 = time.monotonic()
+                try:
+                    crawl_all(self.factory, self.state)
+                except Exception:  # keep serving whatever happens on disk
+                    logger.exception("crawl failed")
+                self.state.first_pass_done = True
+                self._stop_event.wait(max(0.1, self.interval - (time.monotonic() - t0)))
+        finally:
+            self.state.running = False
 
     def stop(self, timeout: float | None = 10.0) -> None:
         """Ask the thread to finish and wait for it."""

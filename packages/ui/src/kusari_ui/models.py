@@ -84,7 +84,14 @@ class Result(Base):
     log_inode: Mapped[int] = mapped_column(BigInteger, default=0)
     log_digest: Mapped[str] = mapped_column(String(64), default="")
     args_mtime_ns: Mapped[int] = mapped_column(BigInteger, default=0)
+    # When the log last grew (the log's mtime); a command or status file
+    # written into the folder is not activity of the run.
     last_activity: Mapped[float] = mapped_column(Float, default=0.0)
+    # The job's own status file as last read (state, heartbeat, error...).
+    status_json: Mapped[str] = mapped_column(Text, default="{}")
+    # Smoothed seconds between log writes: how long a silent log may still
+    # belong to a live run (see kusari_ui.status).
+    log_interval: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[_dt.datetime] = mapped_column(
         DateTime, default=utcnow, onupdate=utcnow

@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 from flask.testing import FlaskClient
-from ui_testing import crawl
+from ui_testing import crawl, write_status
 
 from kusari_ui import commands as cmd_files
 
 
 def _setup(client: FlaskClient, project, make_run) -> tuple[str, Path]:
     run = make_run("a", n=3)
+    write_status(run, "running")  # a CommandsExtension is listening
     crawl(client, project["id"])
     rid = client.get(f"/api/v1/projects/{project['id']}/results").json["results"][0][
         "id"

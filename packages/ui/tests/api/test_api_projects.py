@@ -9,7 +9,7 @@ from ui_testing import crawl
 
 
 def test_create_list_get_rename_delete(client: FlaskClient, project_dir: Path) -> None:
-    assert client.get("/api/v1/projects").json == {"projects": []}
+    assert client.get("/api/v1/projects").json == {"projects": [], "crawling": False}
     resp = client.post("/api/v1/projects", json={"path": str(project_dir)})
     assert resp.status_code == 201
     p = resp.json["project"]

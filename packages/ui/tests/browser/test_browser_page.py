@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ui_testing import crawl, make_entries, write_log
+from ui_testing import crawl, make_entries, write_log, write_status
 
 from kusari_ui import commands as cmd_files
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = "/usr/bin/chromium"  # the browser and page fixtures: conftest.py
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(
@@ -22,41 +21,7 @@ pytestmark = [
         reason=f"{CHROMIUM} not found (apt-get install chromium)",
     ),
 ]
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 XSS_NAME = "<img src=x onerror=window.__xss=1>"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip(
-        "playwright.sync_api",
-        reason="playwright not installed (pip install playwright)",
-    )
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    ctx = browser.new_context(
-        viewport={"width": 1400, "height": 1000}, accept_downloads=True
-    )
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.js_errors = errors
-    yield pg
-    ctx.close()
 
 
 @pytest.fixture
@@ -71,6 +36,8 @@ def runs(client, project, make_run, project_dir: Path) -> dict[str, Any]:
         for e in entries:  # distinct curves, so the screenshot shows them apart
             e["main/loss"] = scale * (0.2 + 1.0 / (1 + e["iteration"] / 20))
         write_log(run / "log", entries)
+        if name != "mlp-lr0.01":  # a CommandsExtension listens in these two
+            write_status(run, "running")
     evil = project_dir / XSS_NAME
     evil.mkdir()
     entries = make_entries(50)
@@ -152,8 +119,9 @@ def test_results_table_chart_and_commands(
     assert _ink(page) > 500
     box = page.locator("#chart").bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    assert "main/loss" not in (page.text_content(".tooltip") or "x")
-    assert "mlp-lr0.1" in (page.text_content(".tooltip") or "")
+    tip = page.text_content(".tooltip") or ""
+    assert "mlp-lr0.1 · main/loss" in tip and "mlp-lr0.1 · validation/main/loss" in tip
+    assert "accuracy" not in tip
     with page.expect_download() as dl:
         page.click("#csv")
     csv = Path(dl.value.path()).read_text()

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 
 from kusari_ui import commands as cmd_files
-from kusari_ui.api.common import get_result, json_body, run_dir
-from kusari_ui.errors import bad_request
+from kusari_ui.api.common import get_result, json_body, run_dir, run_status
+from kusari_ui.errors import ApiError, bad_request
 
 bp = Blueprint("commands", __name__)
 
@@ -46,17 +46,37 @@ def _validate(name: Any, body: Any) -> dict[str, Any]:
 
 @bp.get("/projects/<int:project_id>/results/<int:result_id>/commands")
 def list_commands(project_id: int, result_id: int) -> ResponseReturnValue:
-    """Command history with the job's responses (``pending`` until answered)."""
+    """Command history with the job's responses.
+
+    Unanswered commands are ``pending``, or ``timed_out`` after
+    ``COMMAND_TIMEOUT_SECONDS``.
+    """
     path = run_dir(get_result(project_id, result_id))
-    return jsonify({"commands": cmd_files.history(path)})
+    timeout = float(current_app.config["COMMAND_TIMEOUT_SECONDS"])
+    return jsonify({"commands": cmd_files.history(path, timeout=timeout)})
 
 
 @bp.post("/projects/<int:project_id>/results/<int:result_id>/commands")
 def post_command(project_id: int, result_id: int) -> ResponseReturnValue:
-    """Send ``{"name": "stop"|"take_snapshot"|"adjust_hyperparams", "body"}``."""
+    """Send ``{"name": "stop"|"take_snapshot"|"adjust_hyperparams", "body"}``.
+
+    Only to a run whose CommandsExtension is listening (``listening`` in the
+    result JSON); 409 otherwise.
+    """
     result = get_result(project_id, result_id)
     data = json_body()
     body = _validate(data.get("name"), data.get("body"))
-    record = cmd_files.request_command(run_dir(result), str(data["name"]), body)
+    path = run_dir(result)
+    status = run_status(result)
+    if not status.listening:
+        # A command nobody reads would sit in the folder and fire when some
+        # later job (a resumed run) starts listening there: refuse it now.
+        raise ApiError(
+            409,
+            "conflict",
+            f"result {result_id} is not listening for commands "
+            f"(status {status.status}): {status.reason}",
+        )
+    record = cmd_files.request_command(path, str(data["name"]), body)
     record.update(status="pending", response=None, respondedAt=None)
     return jsonify({"command": record}), 201

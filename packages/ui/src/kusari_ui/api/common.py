@@ -13,6 +13,7 @@ from kusari_ui.app import get_db
 from kusari_ui.errors import ApiError, bad_request, not_found
 from kusari_ui.models import Project, Result
 from kusari_ui.paths import resolve_inside
+from kusari_ui.status import RunStatus, describe_result
 
 
 def json_body() -> dict[str, Any]:
@@ -62,7 +63,13 @@ def run_dir(result: Result) -> Path:
 
 
 def project_json(project: Project, result_count: int | None = None) -> dict[str, Any]:
-    """Serialise a project."""
+    """Serialise a project.
+
+    ``indexing`` is true while the background crawler has not finished its
+    first crawl of the project (its entry counts are still growing), be it
+    during the server's first pass or for a project registered since.
+    """
+    crawl = current_app.extensions["kusari_ui"]["crawl"]
     out: dict[str, Any] = {
         "id": project.id,
         "name": project.name,
@@ -71,32 +78,44 @@ def project_json(project: Project, result_count: int | None = None) -> dict[str,
         "crawledAt": project.crawled_at.isoformat() + "Z"
         if project.crawled_at
         else None,
+        "indexing": bool(
+            crawl.running
+            and project.path is not None
+            and (
+                project.crawled_at is None
+                or (crawl.current == project.id and not crawl.first_pass_done)
+            )
+        ),
     }
     if result_count is not None:
         out["resultCount"] = result_count
     return out
 
 
-def display_status(result: Result) -> str:
-    """Status shown to users: the job's own word, aged by file activity."""
-    stale = float(current_app.config["STALE_SECONDS"])
-    idle = time.time() - result.last_activity > stale
-    if result.status == "unknown":
-        return "inactive" if idle else "active"
-    if result.status == "running" and idle:
-        return "stalled"
-    return result.status
+def run_status(result: Result) -> RunStatus:
+    """The run's displayed status (see :mod:`kusari_ui.status`)."""
+    return describe_result(result, time.time(), current_app.config)
 
 
 def result_json(result: Result) -> dict[str, Any]:
-    """Serialise a result with its args and last metric values."""
+    """Serialise a result with its args, last metric values and status.
+
+    ``listening`` says whether a CommandsExtension reads commands now;
+    ``commandsDisabledReason`` says why not, ``statusError`` why it failed.
+    """
+    st = run_status(result)
     return {
         "id": result.id,
         "projectId": result.project_id,
         "name": result.name,
         "pathName": result.path_name,
         "source": result.source,
-        "status": display_status(result),
+        "status": st.status,
+        "statusError": st.error,
+        "listening": st.listening,
+        "commandsDisabledReason": st.reason,
+        "heartbeat": st.heartbeat,
+        "lastWrite": result.last_activity or None,
         "args": json.loads(result.args_json or "{}"),
         "lastValues": json.loads(result.last_values_json or "{}"),
         "nEntries": result.n_entries,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 from sqlalchemy import func, select
 
@@ -40,7 +40,7 @@ def create_project(path: str, name: str | None = None) -> Project:
 
 @bp.get("/projects")
 def list_projects() -> ResponseReturnValue:
-    """All projects with their number of runs."""
+    """All projects with their number of runs, and whether indexing runs."""
     session = get_db()
     counts: dict[int, int] = {}
     for pid, n in session.execute(
@@ -48,8 +48,13 @@ def list_projects() -> ResponseReturnValue:
     ):
         counts[pid] = n
     projects = session.scalars(select(Project).order_by(Project.id))
+    crawl = current_app.extensions["kusari_ui"]["crawl"]
     return jsonify(
-        {"projects": [project_json(p, counts.get(p.id, 0)) for p in projects]}
+        {
+            "projects": [project_json(p, counts.get(p.id, 0)) for p in projects],
+            # The background crawler's first pass is under way.
+            "crawling": crawl.crawling,
+        }
     )
 
 

@@ -1,62 +1,17 @@
-/* kusari-ui page: projects, results table, charts, commands. Vanilla JS.
- * Every piece of data reaches the DOM through textContent or attribute
- * setters, never HTML parsing, so run names/args/keys cannot inject markup. */
+/* kusari-ui page: projects, results table, charts, commands; routing.
+ * Vanilla JS on top of common.js (window.KusariUI). Every piece of data
+ * reaches the DOM through textContent or attribute setters, never HTML
+ * parsing, so run names/args/keys cannot inject markup. */
 'use strict';
 (function () {
-  const API = '/api/v1';
+  const U = window.KusariUI;
+  const { API, X_AXES, el, api, toast, cellText } = U;
   const POLL_MS = Number(document.body.dataset.pollMs) || 3000;
-  const X_AXES = { iteration: 2, epoch: 1, elapsed_time: 3 };
   const view = document.getElementById('view');
   const crumbs = document.getElementById('crumbs');
   const liveBox = document.getElementById('live');
-  const net = document.getElementById('net');
   let timer = null;
   let S = null; // state of the project view
-
-  function el(tag, attrs, ...kids) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k === 'text') e.textContent = String(v);
-      else if (k === 'class') e.className = v;
-      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-      else if (k === 'checked' || k === 'value' || k === 'disabled') e[k] = v;
-      else e.setAttribute(k, String(v));
-    }
-    for (const c of kids.flat()) {
-      if (c === null || c === undefined) continue;
-      e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-    }
-    return e;
-  }
-
-  async function api(path, opts) {
-    const init = Object.assign({ headers: {} }, opts || {});
-    if (init.json !== undefined) {
-      init.method = init.method || 'POST';
-      init.headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify(init.json);
-    }
-    let resp;
-    try {
-      resp = await fetch(API + path, init);
-      net.classList.remove('down');
-    } catch (err) {
-      net.classList.add('down');
-      throw err;
-    }
-    const body = await resp.json().catch(() => ({}));
-    if (!resp.ok) throw new Error((body.error && body.error.message) || resp.statusText);
-    return body;
-  }
-
-  function toast(msg) {
-    const t = document.getElementById('toast');
-    t.textContent = msg;
-    t.hidden = false;
-    clearTimeout(toast.timer);
-    toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
-  }
 
   function setCrumbs(...parts) {
     crumbs.replaceChildren(...parts.flatMap((p, i) => (i ? [el('span', { class: 'sep', text: '/' }), p] : [p])));
@@ -85,18 +40,20 @@
         await load();
       } catch (err) { toast(err.message); }
     } }, pathIn, nameIn, el('button', { class: 'primary', type: 'submit', text: 'Register folder' }));
-    view.replaceChildren(el('section', { class: 'panel' }, el('h2', { text: 'Projects' }),
+    const banner = el('div', { class: 'banner-slot' });
+    view.replaceChildren(banner, el('section', { class: 'panel' }, el('h2', { text: 'Projects' }),
       el('div', { class: 'table-wrap' }, el('table', { class: 'grid', id: 'projects' },
         el('thead', {}, el('tr', {}, ['id', 'name', 'folder', 'runs', 'last crawl'].map((h) => el('th', { text: h })))),
         tbody)),
       el('div', { class: 'toolbar' }), form));
     async function load() {
       const data = await api('/projects');
+      banner.replaceChildren(...[U.indexingBanner(data.crawling)].filter(Boolean));
       tbody.replaceChildren(...data.projects.map((p) => el('tr', {},
         el('td', { class: 'num', text: p.id }),
         el('td', {}, el('a', { href: '#/projects/' + p.id, text: p.name })),
         el('td', { class: 'muted', text: p.path || '(logged over HTTP)' }),
-        el('td', { class: 'num', text: p.resultCount }),
+        el('td', { class: 'num', text: U.fmtInt(p.resultCount) }),
         el('td', { class: 'muted', text: (p.crawledAt || '').replace('T', ' ').slice(0, 19) }))));
       if (!data.projects.length) {
         tbody.append(el('tr', {}, el('td', { colspan: 5, class: 'empty', text: 'No projects yet: register a result folder below, or run `kusari-ui project create -d DIR`.' })));
@@ -140,9 +97,9 @@
       Object.keys(X_AXES).map((k) => el('option', { value: k, text: k, selected: k === S.xAxis ? 'selected' : null })));
     const logBox = el('input', { type: 'checkbox', id: 'log-y', checked: S.logY,
       onchange: (e) => { S.logY = e.target.checked; persist(); drawChart(); } });
-    const canvas = el('canvas', { class: 'chart', id: 'chart' });
-    const tip = el('div', { class: 'tooltip', hidden: 'hidden' });
+    const charts = el('div', { class: 'charts', id: 'charts' });
     view.replaceChildren(
+      el('div', { class: 'banner-slot', id: 'banner' }),
       el('section', { class: 'panel' },
         el('div', { class: 'toolbar' }, el('h2', { text: 'Runs', class: 'grow' }), filter, colBtn,
           el('button', { text: 'Select all', onclick: () => setAll(true) }),
@@ -154,12 +111,12 @@
           el('div', { class: 'toolbar' }, el('h2', { text: 'Chart', class: 'grow' }),
             el('label', {}, 'x ', xSel), el('label', {}, 'smoothing ', smooth),
             el('label', {}, logBox, ' log y'),
-            el('button', { id: 'png', text: 'PNG', onclick: () => S.chart.toPNG(S.project.name + '.png') }),
+            el('button', { id: 'png', text: 'PNG', onclick: () => S.grid.toPNG(S.project.name + '.png') }),
             el('button', { id: 'csv', text: 'CSV', onclick: exportCSV })),
           el('div', { class: 'metrics', id: 'metric-picker' }),
-          el('div', { class: 'chart-wrap' }, canvas, tip)),
+          charts),
         el('section', { class: 'panel', id: 'commands-panel' })));
-    S.chart = new window.KusariChart(canvas, tip);
+    S.grid = new U.ChartGrid(charts, 'chart');
     document.addEventListener('click', closeChooser);
   }
 
@@ -170,15 +127,17 @@
 
   async function refresh() {
     if (!S) return;
-    const data = await api('/projects/' + S.pid + '/results');
+    const [data, pdata] = await Promise.all([api('/projects/' + S.pid + '/results'), api('/projects/' + S.pid)]);
     S.results = data.results;
+    const slot = document.getElementById('banner');
+    if (slot) slot.replaceChildren(...[U.indexingBanner(pdata.project.indexing)].filter(Boolean));
     if (S.first && S.results.length) {
       S.results.slice(0, 5).forEach((r) => S.selected.add(r.id));
       S.first = false;
     }
     const keys = metricKeys();
     if (!S.yKeys.size || ![...S.yKeys].some((k) => keys.includes(k))) {
-      S.yKeys = new Set([keys.includes('main/loss') ? 'main/loss' : keys.find((k) => !(k in X_AXES))].filter(Boolean));
+      S.yKeys = new Set(U.defaultKeys(keys));
     }
     renderTable(); renderMetricPicker();
     await Promise.all([loadSeries(), renderCommands()]);
@@ -196,9 +155,9 @@
     return [
       { id: 'name', label: 'name', get: (r) => r.name },
       { id: 'status', label: 'status', get: (r) => r.status },
-      { id: 'nEntries', label: 'entries', get: (r) => r.nEntries, num: true },
+      { id: 'nEntries', label: 'entries', key: 'nEntries', get: (r) => r.nEntries, num: true },
       ...[...args].sort().map((k) => ({ id: 'arg:' + k, label: k, cls: 'arg', get: (r) => r.args[k] })),
-      ...metricKeys().map((k) => ({ id: 'm:' + k, label: k, cls: 'metric', num: true, get: (r) => r.lastValues[k] })),
+      ...metricKeys().map((k) => ({ id: 'm:' + k, label: k, key: k, cls: 'metric', num: true, get: (r) => r.lastValues[k] })),
     ];
   }
 
@@ -219,11 +178,6 @@
     });
   }
 
-  function cellText(v) {
-    if (v === undefined || v === null) return '';
-    return typeof v === 'number' ? window.KusariChart.fmt(v) : String(v);
-  }
-
   function renderTable() {
     const cols = columns().filter((c) => !S.hidden.has(c.id));
     const table = document.getElementById('results');
@@ -236,9 +190,13 @@
       el('td', {}, el('input', { type: 'checkbox', class: 'sel', checked: S.selected.has(r.id), title: 'plot',
         onchange: (e) => { if (e.target.checked) S.selected.add(r.id); else S.selected.delete(r.id); persist(); loadSeries(); } })),
       cols.map((c) => {
-        if (c.id === 'name') return el('td', { title: r.pathName }, el('span', { class: 'runname', text: r.name, onclick: () => focus(r.id) }));
-        if (c.id === 'status') return el('td', {}, el('span', { class: 'status ' + r.status, text: r.status }));
-        return el('td', { class: c.num ? 'num' : null, text: cellText(c.get(r)), title: cellText(c.get(r)) });
+        if (c.id === 'name') {
+          return el('td', { title: r.pathName }, el('span', { class: 'runname', text: r.name, onclick: () => focus(r.id) }), ' ',
+            el('a', { class: 'runlink', href: '#/projects/' + S.pid + '/results/' + r.id, title: 'open the page of this run', text: '↗' }));
+        }
+        if (c.id === 'status') return el('td', {}, U.statusBadge(r.status, r.statusError || r.commandsDisabledReason));
+        const text = cellText(c.get(r), c.key);
+        return el('td', { class: c.num ? 'num' : null, text, title: text });
       })));
     if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: cols.length + 1, class: 'empty', text: S.results.length ? 'No run matches the filter.' : 'No runs found yet in this project folder.' })));
     table.tHead.replaceChildren(head);
@@ -271,22 +229,13 @@
     drawChart();
   }
 
-  function chartSeries() {
-    const xi = X_AXES[S.xAxis];
-    const names = new Map(S.results.map((r) => [r.id, r.name]));
-    const multi = S.yKeys.size > 1;
-    return S.series.map((s, i) => {
-      const raw = s.points.map((p) => [p[xi] === null ? p[0] : p[xi], p[4]]);
-      return { label: (names.get(s.resultId) || '#' + s.resultId) + (multi ? ' · ' + s.key : ''), key: s.key,
-        resultId: s.resultId, raw, color: window.KusariChart.color(i),
-        points: window.KusariChart.smooth(raw, S.smoothing) };
-    });
-  }
-
   function drawChart() {
-    if (!S || !S.chart) return;
-    S.plotted = chartSeries();
-    S.chart.setData(S.plotted, { logY: S.logY, xLabel: S.xAxis, yLabel: [...S.yKeys].join(', ') });
+    if (!S || !S.grid) return;
+    // A run keeps its hue across charts: train solid, validation dashed.
+    const ids = S.results.map((r) => r.id).filter((id) => S.selected.has(id)).sort((a, b) => a - b);
+    const runs = new Map(S.results.map((r) => [r.id, { name: r.name, index: ids.indexOf(r.id) }]));
+    S.grid.draw(S.series, runs, { keys: [...S.yKeys], xAxis: S.xAxis, smoothing: S.smoothing, logY: S.logY });
+    S.plotted = S.grid.plotted;
   }
 
   function exportCSV() {
@@ -303,14 +252,6 @@
   /* ---------- commands ---------- */
   function focus(id) { S.focused = id; persist(); renderTable(); renderCommands(); }
 
-  async function sendCommand(r, name, body) {
-    try {
-      await api('/projects/' + S.pid + '/results/' + r.id + '/commands', { json: { name, body } });
-      toast(name + ' sent to ' + r.name);
-    } catch (err) { toast(err.message); }
-    await renderCommands();
-  }
-
   async function renderCommands() {
     const panel = document.getElementById('commands-panel');
     if (!panel) return;
@@ -319,57 +260,23 @@
       panel.replaceChildren(el('h2', { text: 'Commands' }), el('p', { class: 'muted', text: 'Click a run name to steer it.' }));
       return;
     }
-    const head = [el('h2', {}, 'Commands · ', el('span', { id: 'focused-name', text: r.name })),
-      el('p', {}, el('span', { class: 'status ' + r.status, text: r.status }), ' ', el('span', { class: 'muted', text: r.nEntries + ' entries' }))];
-    if (r.source !== 'folder') {
-      panel.replaceChildren(...head, el('p', { class: 'muted', text: 'This run is logged over HTTP; it has no folder to send commands through.' }));
-      return;
-    }
-    let hist = [], snaps = [];
-    try {
-      [hist, snaps] = await Promise.all([
-        api('/projects/' + S.pid + '/results/' + r.id + '/commands').then((d) => d.commands),
-        api('/projects/' + S.pid + '/results/' + r.id + '/snapshots').then((d) => d.snapshots)]);
-    } catch (err) { head.push(el('p', { class: 'muted', text: err.message })); }
-    if (S.focused !== r.id) return;
-    // Do not rebuild the form under the user's cursor; the next poll will.
-    const active = document.activeElement;
-    if (active && panel.contains(active) && active.tagName === 'INPUT') return;
-    const hpName = el('input', { type: 'text', id: 'hp-name', value: 'lr', size: 8 });
-    const hpValue = el('input', { type: 'number', id: 'hp-value', step: 'any', size: 8, placeholder: 'value' });
-    const opt = el('input', { type: 'text', id: 'hp-optimizer', value: 'main', size: 6, title: 'optimizer name' });
-    const old = panel.querySelector('#hp-value');
-    if (old) { hpName.value = panel.querySelector('#hp-name').value; hpValue.value = old.value; opt.value = panel.querySelector('#hp-optimizer').value; }
-    panel.replaceChildren(...head,
-      el('div', { class: 'toolbar' },
-        el('button', { class: 'danger', id: 'cmd-stop', text: 'Stop', onclick: () => sendCommand(r, 'stop', {}) }),
-        el('button', { id: 'cmd-snapshot', text: 'Take snapshot', onclick: () => sendCommand(r, 'take_snapshot', {}) })),
-      el('form', { class: 'inline', onsubmit: (e) => {
-        e.preventDefault();
-        const v = Number(hpValue.value);
-        if (!hpName.value || hpValue.value === '' || !Number.isFinite(v)) { toast('enter a hyperparameter and a number'); return; }
-        sendCommand(r, 'adjust_hyperparams', { optimizer: opt.value || 'main', hyperparams: { [hpName.value]: v } });
-      } }, opt, hpName, '=', hpValue, el('button', { class: 'primary', id: 'cmd-adjust', type: 'submit', text: 'Adjust' })),
-      el('h2', { text: 'History' }),
-      el('table', { class: 'grid history', id: 'command-history' },
-        el('thead', {}, el('tr', {}, ['time', 'command', 'status', 'response'].map((h) => el('th', { text: h })))),
-        el('tbody', {}, hist.slice().reverse().map((c) => el('tr', {},
-          el('td', { text: (c.requestedAt || '').replace('T', ' ').slice(0, 19) }),
-          el('td', { text: c.name + (c.body && c.body.hyperparams ? ' ' + JSON.stringify(c.body.hyperparams) : '') }),
-          el('td', {}, el('span', { class: 'status ' + c.status, text: c.status })),
-          el('td', { text: c.response === null || c.response === undefined ? '' : JSON.stringify(c.response), title: JSON.stringify(c.response) }))))),
-      el('h2', { text: 'Snapshots' }),
-      snaps.length ? el('ul', {}, snaps.map((s) => el('li', {}, el('a', {
-        href: API + '/projects/' + S.pid + '/results/' + r.id + '/snapshots/' + encodeURIComponent(s.name), text: s.name }),
-      el('span', { class: 'muted', text: ' ' + (s.size / 1024).toFixed(1) + ' KiB' })))) : el('p', { class: 'muted', text: 'none' }));
+    const head = [el('h2', {}, 'Commands · ', el('a', { id: 'focused-name', href: '#/projects/' + S.pid + '/results/' + r.id,
+      text: r.name, title: 'open the page of this run' })), ...U.statusLine(r)];
+    const pid = S.pid;
+    await U.renderCommandPanel(panel, pid, r, head, () => S && S.pid === pid && S.focused === r.id);
   }
 
   /* ---------- routing ---------- */
   function route() {
     clearTimeout(timer);
     document.removeEventListener('click', closeChooser);
+    const run = location.hash.match(/^#\/projects\/(\d+)\/results\/(\d+)/);
     const m = location.hash.match(/^#\/projects\/(\d+)/);
-    const p = m ? showProject(Number(m[1])) : showProjects();
+    let p;
+    if (run) {
+      S = null;
+      p = window.KusariRunPage.show(Number(run[1]), Number(run[2]), { view, setCrumbs, schedule });
+    } else p = m ? showProject(Number(m[1])) : showProjects();
     p.catch((err) => view.replaceChildren(el('div', { class: 'panel empty', text: err.message })));
   }
   window.addEventListener('hashchange', route);

@@ -1,6 +1,7 @@
 /* kusari-ui line chart: canvas, many series, log scale, hover, PNG export.
  * Hand-written, no dependencies. Exposes window.KusariChart.
- * Series: {label, color, points: [[x, y], ...]} with x ascending-ish. */
+ * Series: {label, color, dash, points: [[x, y], ...]} with x ascending-ish;
+ * dash draws the line dashed (validation curves next to solid train ones). */
 'use strict';
 (function () {
   const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b',
@@ -28,6 +29,8 @@
   function fmt(v) {
     if (v === null || v === undefined || Number.isNaN(v)) return '';
     const a = Math.abs(v);
+    // Counts (iterations, entries) stay integers: 1,000,000 not 1.00e+6.
+    if (Number.isInteger(v) && a < 1e15) return v.toLocaleString('en-US');
     if (a !== 0 && (a >= 1e5 || a < 1e-3)) return v.toExponential(2);
     return String(Number(v.toPrecision(5)));
   }
@@ -112,7 +115,10 @@
       rows.forEach((row, i) => {
         for (const it of row) {
           ctx.fillStyle = it.s.color;
-          ctx.fillRect(m.l + it.x, 6 + i * 16, 14, 4);
+          if (it.s.dash) { // dashed series get a dashed swatch
+            ctx.fillRect(m.l + it.x, 6 + i * 16, 5, 4);
+            ctx.fillRect(m.l + it.x + 9, 6 + i * 16, 5, 4);
+          } else ctx.fillRect(m.l + it.x, 6 + i * 16, 14, 4);
           ctx.fillStyle = '#1d2630';
           ctx.fillText(it.s.label, m.l + it.x + 18, 12 + i * 16);
         }
@@ -121,6 +127,9 @@
       this.b = b;
       c.dataset.series = String(this.series.length);
       c.dataset.points = String(this.series.reduce((n, s) => n + s.points.length, 0));
+      // What is drawn, for tests and for anyone inspecting the page.
+      c.dataset.dashed = String(this.series.filter((s) => s.dash).length);
+      c.dataset.colors = [...new Set(this.series.map((s) => s.color))].join(' ');
       if (!b) {
         ctx.fillStyle = '#6b7785';
         ctx.fillText('no data to plot', W / 2 - 40, H / 2);
@@ -163,6 +172,7 @@
       for (const s of this.series) {
         const pts = this.visiblePoints(s);
         ctx.strokeStyle = s.color;
+        ctx.setLineDash(s.dash ? [6, 4] : []);
         ctx.beginPath();
         let started = false;
         for (const p of pts) {
@@ -177,6 +187,7 @@
           ctx.fillRect(sx(pts[0][0]) - 2, sy(this.ty(pts[0][1])) - 2, 4, 4);
         }
       }
+      ctx.setLineDash([]);
       if (this.hoverX !== null) this.drawHover(ctx);
       ctx.restore();
     }
