@@ -75,7 +75,6 @@ def test_train_mnist_model_parallel(mpi, mpi_environment, tmp_path):
     assert (out / "log").exists()
 
 
-@pytest.mark.slow
 def test_train_imagenet_tiny(mpi, mpi_environment, tmp_path):
     data = tmp_path / "imagenet"
     subprocess.run(
