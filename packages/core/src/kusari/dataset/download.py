@@ -7,8 +7,15 @@ The root is ``$KUSARI_DATASET_ROOT`` or ``~/.kusari/dataset``. Downloads go to
 * written to a ``.part`` file and renamed only when complete and verified;
 * resumed with an HTTP ``Range`` request after a dropped connection, and
   retried with exponential backoff on network errors;
-* bounded by socket timeouts, so it never hangs;
-* checked against a SHA-256 digest (or a custom verifier) when one is given.
+* bounded by socket timeouts and by an overall deadline
+  (``$KUSARI_DOWNLOAD_TIMEOUT`` seconds, default :data:`DOWNLOAD_DEADLINE`),
+  so neither a silent nor a dripping server can hang it;
+* checked against a SHA-256 digest (or a custom verifier) when one is given,
+  both after downloading and every time the cached file is used again.
+
+A file built from downloads (e.g. MNIST's ``train.npz``, through
+:func:`cache_or_load_file`) that cannot be loaded is reported with its path
+(:class:`CacheFileError`) rather than as the loader's bare exception.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
@@ -40,6 +49,10 @@ _dataset_root = os.environ.get(
 
 #: Seconds a single socket operation may block before the attempt fails.
 DOWNLOAD_TIMEOUT = 30.0
+#: Seconds a whole download (every attempt and wait) may take, unless
+#: ``$KUSARI_DOWNLOAD_TIMEOUT`` or the ``deadline`` argument says otherwise.
+DOWNLOAD_DEADLINE = 3600.0
+DEADLINE_ENV = "KUSARI_DOWNLOAD_TIMEOUT"
 #: How many times a download is attempted before giving up.
 DOWNLOAD_ATTEMPTS = 4
 #: Seconds to wait before the first retry; doubled after every failure.
@@ -55,6 +68,39 @@ class DownloadError(OSError):
 
 class ChecksumError(DownloadError):
     """A downloaded file does not match its expected checksum."""
+
+
+class DownloadTimeoutError(DownloadError, TimeoutError):
+    """A download did not finish within its overall deadline."""
+
+
+class CacheFileError(OSError):
+    """A file in the dataset cache exists but cannot be loaded; the message
+    names the file and says how to rebuild it."""
+
+
+class _DeadlineExceeded(Exception):
+    """Raised inside an attempt when the overall deadline has passed."""
+
+
+def _deadline_seconds(deadline: float | None) -> float:
+    if deadline is None:
+        text = os.environ.get(DEADLINE_ENV)
+        if not text:
+            return DOWNLOAD_DEADLINE
+        try:
+            deadline = float(text)
+        except ValueError:
+            raise ValueError(
+                f"cached_download: ${DEADLINE_ENV} must be a number of seconds, "
+                f"got {text!r}"
+            ) from None
+        where = f"${DEADLINE_ENV}"
+    else:
+        where = "deadline"
+    if not deadline > 0:
+        raise ValueError(f"cached_download: {where} must be > 0, got {deadline!r}")
+    return float(deadline)
 
 
 def get_dataset_root() -> str:
@@ -158,8 +204,15 @@ class _Permanent(Exception):
     """An HTTP answer that retrying cannot fix (404, 403, ...)."""
 
 
-def _fetch_once(url: str, part: str, timeout: float) -> None:
-    """Download ``url`` into ``part``, resuming from its current size."""
+def _fetch_once(url: str, part: str, timeout: float, end: float) -> None:
+    """Download ``url`` into ``part``, resuming from its current size.
+
+    ``end`` is the :func:`time.monotonic` time by which the whole download
+    must be done. It is checked after every read, and no socket operation
+    may block past it, so a server that drips bytes cannot keep the
+    download alive forever.
+    """
+    timeout = min(timeout, max(end - time.monotonic(), 0.01))
     offset = os.path.getsize(part) if os.path.exists(part) else 0
     headers = {"User-Agent": "kusari-dataset-downloader"}
     if offset:
@@ -189,27 +242,45 @@ def _fetch_once(url: str, part: str, timeout: float) -> None:
         received = 0
         with open(part, mode) as f:
             while True:
-                chunk = response.read(_CHUNK)
+                # read1 returns whatever arrived; read(n) would wait for n.
+                chunk = response.read1(_CHUNK)
                 if not chunk:
                     break
                 f.write(chunk)
                 received += len(chunk)
+                done = expected is not None and received >= expected
+                if not done and time.monotonic() > end:
+                    raise _DeadlineExceeded
         if expected is not None and received < expected:
             raise http.client.IncompleteRead(b"", expected - received)
 
 
-def _download(url: str, part: str, timeout: float, attempts: int) -> None:
+def _download(
+    url: str, part: str, timeout: float, attempts: int, deadline: float
+) -> None:
+    end = time.monotonic() + deadline
     delay = RETRY_BACKOFF
     last: BaseException | None = None
     for attempt in range(attempts):
         try:
-            _fetch_once(url, part, timeout)
+            _fetch_once(url, part, timeout, end)
             return
         except _Permanent as e:
             raise DownloadError(f"cannot download {url}: {e}") from e
+        except _DeadlineExceeded:
+            last = None
         except (OSError, http.client.HTTPException) as e:
             # URLError, HTTPError 5xx, timeouts, resets and short reads.
             last = e
+        out_of_time = time.monotonic() + (delay if attempt + 1 < attempts else 0)
+        if out_of_time >= end:
+            kept = os.path.getsize(part) if os.path.exists(part) else 0
+            raise DownloadTimeoutError(
+                f"cannot download {url}: not finished within the {deadline:g} s "
+                f"deadline (set ${DEADLINE_ENV} to allow longer); the {kept} "
+                "bytes received are kept and the next try resumes from there"
+                + (f" (last error: {last!r})" if last is not None else "")
+            ) from last
         if attempt + 1 < attempts:
             time.sleep(delay)
             delay *= 2
@@ -226,8 +297,13 @@ def cached_download(
     verify: Callable[[str], bool] | None = None,
     timeout: float | None = None,
     attempts: int | None = None,
+    deadline: float | None = None,
 ) -> str:
     """Download a file once into the cache and return its local path.
+
+    When ``sha256`` or ``verify`` is given, a file already in the cache is
+    checked again before it is returned; one that fails (corrupted, or
+    replaced by something else) is downloaded anew.
 
     Args:
         url: The URL to fetch.
@@ -237,6 +313,9 @@ def cached_download(
         timeout: Seconds per socket operation (default
             :data:`DOWNLOAD_TIMEOUT`).
         attempts: Tries before giving up (default :data:`DOWNLOAD_ATTEMPTS`).
+        deadline: Seconds the whole download may take, retries included
+            (default ``$KUSARI_DOWNLOAD_TIMEOUT``, else
+            :data:`DOWNLOAD_DEADLINE`).
 
     Returns:
         Path of the cached file.
@@ -244,6 +323,7 @@ def cached_download(
     Raises:
         DownloadError: The file cannot be fetched (the message names the URL).
         ChecksumError: The file was fetched but does not verify.
+        DownloadTimeoutError: The deadline passed first.
 
     Example:
         >>> path = cached_download('https://example.org/data.bin')  # doctest: +SKIP
@@ -252,22 +332,47 @@ def cached_download(
     attempts = DOWNLOAD_ATTEMPTS if attempts is None else attempts
     if attempts < 1:
         raise ValueError(f"cached_download: attempts must be >= 1, got {attempts}")
+    deadline = _deadline_seconds(deadline)
     cache_root = os.path.join(_dataset_root, "_dl_cache")
     os.makedirs(cache_root, exist_ok=True)
     # MD5 only names the file, as Chainer does; it is not a security check.
     name = hashlib.md5(url.encode("utf-8"), usedforsecurity=False).hexdigest()
     cache_path = os.path.join(cache_root, name)
-    if os.path.exists(cache_path):
+    checked = sha256 is not None or verify is not None
+    if os.path.exists(cache_path) and (
+        not checked or _passes(cache_path, sha256, verify)
+    ):
         return cache_path
     with _file_lock(cache_path + ".lock"):
-        if os.path.exists(cache_path):  # another process finished meanwhile
-            return cache_path
+        if os.path.exists(cache_path):  # another process finished meanwhile?
+            if not checked or _passes(cache_path, sha256, verify):
+                return cache_path
+            print(
+                f"The cached copy of {url} ({cache_path}) fails its checksum; "
+                "downloading it again",
+                file=sys.stderr,
+            )
+            os.unlink(cache_path)
         part = cache_path + ".part"
         print(f"Downloading from {url}...", file=sys.stderr)
-        _download(url, part, timeout, attempts)
+        _download(url, part, timeout, attempts, deadline)
         _check(url, part, sha256, verify)
         os.replace(part, cache_path)
     return cache_path
+
+
+def _passes(
+    path: str, sha256: str | None, verify: Callable[[str], bool] | None
+) -> bool:
+    """Whether a cached file matches its digest and passes ``verify``."""
+    if sha256 is not None and sha256_of_file(path) != sha256.lower():
+        return False
+    if verify is None:
+        return True
+    try:
+        return bool(verify(path))
+    except (OSError, ValueError, EOFError, zlib.error):
+        return False  # e.g. a gzip verifier fed a file that is not gzip
 
 
 def _check(
@@ -281,7 +386,7 @@ def _check(
                 f"checksum mismatch for {url}: expected sha256 {sha256}, got "
                 f"{actual}; the partial file was deleted, try again"
             )
-    if verify is not None and not verify(part):
+    if verify is not None and not _passes(part, None, verify):
         os.unlink(part)
         raise ChecksumError(
             f"the file downloaded from {url} failed verification; it was deleted"
@@ -296,7 +401,9 @@ def cache_or_load_file(
     ``creator(tmp_path)`` writes the file to a temporary path and returns the
     content; the file is then renamed to ``path``, so no reader ever sees a
     half-written cache. A lock keeps concurrent processes from building the
-    same file twice.
+    same file twice. A cache file that ``loader`` cannot read (truncated or
+    corrupt) raises :class:`CacheFileError`, which names it: delete it and
+    it is rebuilt on the next call.
 
     Args:
         path: The cache file.
@@ -319,12 +426,12 @@ def cache_or_load_file(
         43
     """
     if os.path.exists(path):
-        return loader(path)
+        return _load_cached(path, loader)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     with _file_lock(path + ".lock"):
         if os.path.exists(path):
-            return loader(path)
+            return _load_cached(path, loader)
         tmp_dir = tempfile.mkdtemp(dir=directory, prefix=".tmp-")
         try:
             tmp_path = os.path.join(tmp_dir, os.path.basename(path))
@@ -336,9 +443,32 @@ def cache_or_load_file(
     return content
 
 
+def _load_cached(path: str, loader: Callable[[str], T]) -> T:
+    try:
+        return loader(path)
+    except FileNotFoundError:
+        raise
+    except (
+        OSError,
+        ValueError,
+        EOFError,
+        KeyError,
+        IndexError,
+        zipfile.BadZipFile,
+        zlib.error,
+    ) as e:
+        raise CacheFileError(
+            f"cannot load the cached file {path!r} ({type(e).__name__}: {e}); "
+            "it is probably truncated or corrupt: delete it and it will be "
+            "rebuilt on the next call"
+        ) from e
+
+
 __all__ = [
+    "CacheFileError",
     "ChecksumError",
     "DownloadError",
+    "DownloadTimeoutError",
     "cache_or_load_file",
     "cached_download",
     "env_base_url",

@@ -144,7 +144,9 @@ def retrieve(
         return {"x": x, "y": y}
 
     def load(path: str) -> dict[str, numpy.ndarray]:
-        with numpy.load(path, allow_pickle=False) as f:
+        # Open the file ourselves: numpy.load(path) leaks its handle when the
+        # file turns out not to be a zip.
+        with open(path, "rb") as raw, numpy.load(raw, allow_pickle=False) as f:
             return {"x": f["x"], "y": f["y"]}
 
     path = os.path.join(download.get_dataset_directory(source.directory), npz_name)

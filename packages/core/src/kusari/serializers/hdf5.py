@@ -14,8 +14,14 @@ from typing import Any
 import numpy
 
 from kusari import serializer
+from kusari.serializers._array_checks import check_target
 from kusari.serializers.npz import NONE_DTYPE
 from kusari.utils.atomic import atomic_path
+
+#: Datasets up to this size are read without comparing them with their storage.
+_UNCHECKED_BYTES = 1 << 20
+#: gzip (DEFLATE) cannot expand data by more than about 1032:1.
+_MAX_GZIP_RATIO = 1100
 
 
 def _import_h5py(caller: str) -> Any:
@@ -193,6 +199,66 @@ class HDF5Deserializer(serializer.Deserializer):
             sub._filename = self._filename
         return sub
 
+    def _check_storage(self, key: str, dataset: Any) -> None:
+        """Refuse a dataset that declares far more bytes than the file holds
+        for it (never written, or a forged shape): reading it would allocate
+        the declared size and fill it with the fill value."""
+        declared = dataset.size * dataset.dtype.itemsize
+        if declared <= _UNCHECKED_BYTES or dataset.dtype.kind == "O":
+            return  # small, or variable-length data kept outside the dataset
+        if getattr(dataset, "is_virtual", False) or dataset.external:
+            return  # the data lives in other files
+        if dataset.compression == "gzip":
+            ratio = _MAX_GZIP_RATIO
+        elif (
+            dataset.compression is None
+            and not dataset.id.get_create_plist().get_nfilters()
+        ):
+            ratio = 1
+        else:
+            return  # other filters: no known bound on the ratio
+        stored = dataset.id.get_storage_size()
+        if declared > stored * ratio:
+            raise ValueError(
+                f"HDF5Deserializer: {key!r} in {self._where()} declares shape "
+                f"{tuple(dataset.shape)} dtype {dataset.dtype} ({declared} bytes) "
+                f"but the file stores only {stored} bytes for it (never written, "
+                "truncated or forged)"
+            )
+
+    def _read(self, key: str, dataset: Any, value: Any) -> numpy.ndarray:
+        """Read ``dataset`` once its declared shape and dtype fit ``value``.
+
+        The declarations come from the dataset object, so a file that
+        declares a huge or mismatched array is refused before anything is
+        allocated for it.
+        """
+        shape, dtype = tuple(dataset.shape), dataset.dtype
+        if dtype != NONE_DTYPE:
+            check_target(
+                "HDF5Deserializer",
+                key,
+                self._where(),
+                shape,
+                dtype,
+                value,
+                _is_cupy_array(value),
+            )
+        self._check_storage(key, dataset)
+        try:
+            return numpy.asarray(dataset[()])
+        except MemoryError as e:
+            raise ValueError(
+                f"HDF5Deserializer: {key!r} in {self._where()} declares shape "
+                f"{shape} dtype {dtype} ({dataset.size * dtype.itemsize} bytes), "
+                "too large to load into memory"
+            ) from e
+        except OSError as e:  # h5py's message names neither the key nor file
+            raise ValueError(
+                f"HDF5Deserializer: cannot read {key!r} from {self._where()}: the "
+                f"file is truncated or corrupt ({e})"
+            ) from e
+
     def __call__(self, key: str, value: Any) -> Any:
         name = key.lstrip("/")
         if self.group is None or name not in self.group:
@@ -202,9 +268,14 @@ class HDF5Deserializer(serializer.Deserializer):
                 f"HDF5Deserializer: key {key!r} not found in {self._where()}"
             )
         dataset = self.group[name]
+        if not isinstance(dataset, self._h5py.Dataset):
+            raise KeyError(
+                f"HDF5Deserializer: {key!r} in {self._where()} is a group, not a "
+                "dataset"
+            )
         if dataset.shape is None:  # h5py.Empty: the value was None
             return None
-        data = numpy.asarray(dataset[()])
+        data = self._read(key, dataset, value)
         if data.dtype == NONE_DTYPE:  # written by an older kusari
             return None
         if data.dtype.kind == "S":
@@ -238,6 +309,14 @@ def load_hdf5(filename: str | os.PathLike[str], obj: Any) -> None:
     Args:
         filename: Path of the file written by :func:`save_hdf5`.
         obj: Object with a ``serialize(serializer)`` method.
+
+    Raises:
+        ValueError: The file is not readable HDF5, a dataset cannot be read,
+            declares more bytes than the file stores for it, or its shape or
+            dtype does not fit the value it loads into (checked from the
+            dataset's metadata, before its data is read).
+        KeyError: A value is missing, or a group stands where a value should.
+        TypeError: A stored array does not fit a Python scalar target.
 
     Example:
         >>> import os, tempfile

@@ -5,21 +5,28 @@ unpickled: files are opened with ``allow_pickle=False``. Chainer stores
 ``None`` as a pickled 0-d object array; kusari stores it as a 0-d array of a
 one-field structured dtype instead (see :data:`NONE_DTYPE`), and recognises
 Chainer's pickled ``None`` by parsing, never executing, its pickle opcodes.
+
+Loading reads each member's ``.npy`` header first and checks the declared
+shape and dtype against the member's byte count and against the value being
+loaded into, so a truncated, forged or mismatched member is reported (with
+the file and key) before any memory is allocated for it.
 """
 
 from __future__ import annotations
 
-import io
 import os
-import pickletools
 import zipfile
-import zlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any
 
 import numpy
 
 from kusari import serializer
+from kusari.serializers import _array_checks as _checks
+from kusari.serializers._pickled_none import _is_pickled_none
+from kusari.serializers._pickled_none import (
+    _pickle_holds_only_none as _pickle_holds_only_none,  # re-exported
+)
 from kusari.utils.atomic import atomic_write
 
 #: The dtype of the array that stands for ``None`` in kusari's NPZ files.
@@ -206,51 +213,14 @@ def _write_npz(
                 numpy.lib.format.write_array(member, arr, allow_pickle=False)
 
 
-def _pickle_holds_only_none(payload: bytes) -> bool:
-    """Tell whether a pickled 0-d object ndarray holds ``None``.
-
-    The opcodes are only parsed (``pickletools.genops`` executes nothing).
-    NumPy pickles the element list of an object array as ``EMPTY_LIST``
-    followed by the elements and ``APPEND``; for ``[None]`` that is
-    ``EMPTY_LIST [memo ops] NONE APPEND``.
-    """
-    ops = []
-    try:
-        for opcode, _arg, _pos in pickletools.genops(payload):
-            if opcode.name in ("PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE"):
-                continue
-            ops.append(opcode.name)
-    except Exception:  # any parse failure means "not a None we recognise"
-        return False
-    # Exactly one list, holding exactly one element, which is None. (A nested
-    # list such as [[None]] has two EMPTY_LISTs and is rejected.)
-    appends = ops.count("APPEND") + ops.count("APPENDS")
-    if ops.count("EMPTY_LIST") != 1 or appends != 1:
-        return False
-    i = ops.index("EMPTY_LIST")
-    return ops[i : i + 3] == ["EMPTY_LIST", "NONE", "APPEND"]
+_ZIP_ERRORS = _checks.ZIP_ERRORS
 
 
-def _is_pickled_none(npz: Any, key: str) -> bool:
-    zf = getattr(npz, "zip", None)
-    if not isinstance(zf, zipfile.ZipFile):
-        return False
-    try:
-        with zf.open(key + ".npy") as member:
-            raw = io.BytesIO(member.read())
-    except (KeyError, zipfile.BadZipFile, OSError):
-        return False
-    try:
-        version = numpy.lib.format.read_magic(raw)
-        if version == (1, 0):
-            shape, _, dtype = numpy.lib.format.read_array_header_1_0(raw)
-        else:
-            shape, _, dtype = numpy.lib.format.read_array_header_2_0(raw)
-    except ValueError:
-        return False
-    if shape != () or not dtype.hasobject:
-        return False
-    return _pickle_holds_only_none(raw.read())
+def _unreadable(key: str, where: str, e: BaseException) -> ValueError:
+    return ValueError(
+        f"NpzDeserializer: cannot read {key!r} from {where}: the file is "
+        f"truncated or corrupt ({type(e).__name__}: {e})"
+    )
 
 
 class NpzDeserializer(serializer.Deserializer):
@@ -320,26 +290,51 @@ class NpzDeserializer(serializer.Deserializer):
                 return True
         return False
 
-    def _read(self, key: str) -> numpy.ndarray | None:
+    def _read(self, key: str, value: Any = None) -> numpy.ndarray | None:
+        zf = getattr(self.npz, "zip", None)
+        if not isinstance(zf, zipfile.ZipFile):  # a mapping of arrays in memory
+            arr = numpy.asarray(self.npz[key])
+            return None if _is_none_array(arr) else arr
+        where = _describe_npz(self.npz)
         try:
-            data = self.npz[key]
-        except ValueError as e:
+            member = self._read_member(zf, key, where, value)
+        except _checks.NpyFormatError as e:
+            raise ValueError(f"NpzDeserializer: {e}") from None
+        except _ZIP_ERRORS as e:
+            raise _unreadable(key, where, e) from e
+        if member is None:
             # numpy refuses object arrays without pickle; Chainer saved None so.
             if _is_pickled_none(self.npz, key):
                 return None
             raise ValueError(
-                f"NpzDeserializer: {key!r} in {_describe_npz(self.npz)} holds a "
-                "pickled object; kusari never unpickles (allow_pickle=False)"
-            ) from e
-        except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as e:
-            raise ValueError(
-                f"NpzDeserializer: cannot read {key!r} from "
-                f"{_describe_npz(self.npz)}: the file is truncated or corrupt ({e})"
-            ) from e
-        arr = numpy.asarray(data)
-        if _is_none_array(arr):
-            return None
-        return arr
+                f"NpzDeserializer: {key!r} in {where} holds a pickled object; "
+                "kusari never unpickles (allow_pickle=False)"
+            )
+        return None if _is_none_array(member) else member
+
+    def _read_member(
+        self, zf: zipfile.ZipFile, key: str, where: str, value: Any
+    ) -> numpy.ndarray | None:
+        """Read ``key``'s ``.npy`` member in one pass: its header first, which
+        is checked against the member's size and against ``value`` before
+        anything is allocated for the data. None means a pickled object."""
+        info = zf.getinfo(_checks.member_name(zf, key))
+        with zf.open(info) as f:
+            header = _checks.read_npy_header(f, info, key, where)
+            if header.dtype.hasobject:
+                return None
+            _checks.check_npy_member(header, key, where, getattr(zf, "start_dir", None))
+            if header.dtype != NONE_DTYPE:
+                _checks.check_target(
+                    "NpzDeserializer",
+                    key,
+                    where,
+                    header.shape,
+                    header.dtype,
+                    value,
+                    _is_cupy_array(value),
+                )
+            return _checks.read_npy_data(f, header, key, where)
 
     def __call__(self, key: str, value: Any) -> Any:
         full_key = self.path + key.lstrip("/")
@@ -352,7 +347,7 @@ class NpzDeserializer(serializer.Deserializer):
                 f"NpzDeserializer: key {key!r} not found at path {full_key!r} "
                 f"in {_describe_npz(self.npz)}"
             )
-        data = self._read(full_key)
+        data = self._read(full_key, value)
         if data is None:
             return None
         if value is None:
@@ -419,6 +414,15 @@ def load_npz(
         strict: Raise :class:`KeyError` for keys missing from the file.
         ignore_names: Full keys (or predicates on them) to skip.
 
+    Raises:
+        ValueError: The file is not a readable NPZ archive, a member is
+            truncated, corrupt, forged or pickled, or its stored shape or
+            dtype does not fit the value it loads into. Nothing is allocated
+            for a member before its header passed these checks.
+        KeyError: A key is missing and ``strict`` is True.
+        TypeError: A stored array does not fit a Python scalar target.
+        OSError: The file cannot be opened.
+
     Example:
         >>> import os, tempfile
         >>> import numpy as np
@@ -454,7 +458,7 @@ def _load_npz_from(
 ) -> None:
     try:
         npz = numpy.load(f, allow_pickle=False)
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+    except (ValueError, *_ZIP_ERRORS) as e:
         raise ValueError(
             f"load_npz: {name} is not a readable NPZ file (truncated, corrupt or "
             f"another format): {e}"

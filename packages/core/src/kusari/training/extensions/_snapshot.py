@@ -114,6 +114,14 @@ class _Snapshot(extension.Extension):
     def initialize(self, trainer: Any) -> None:
         target = trainer if self._target is None else self._target
         outdir = trainer.out
+        if isinstance(self.filename, str) and isinstance(
+            self.writer, snapshot_writers.Writer
+        ):
+            # Writes killed mid-way (SIGKILL, power loss) leave their temporary
+            # folders behind; only those older than this process are removed.
+            snapshot_writers._remove_stale_temporaries(
+                outdir, self.filename, snapshot_writers._process_start_time()
+            )
         if self.autoload and isinstance(self.filename, str) and os.path.isdir(outdir):
             latest = _find_latest_snapshot(self.filename, outdir)
             if latest is not None:

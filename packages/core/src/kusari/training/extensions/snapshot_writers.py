@@ -2,7 +2,10 @@
 
 Each writer is called as ``writer(filename, outdir, target)`` where
 ``target`` supports ``serialize``; the file appears under ``outdir`` only
-once it is complete (written in a temporary directory, then renamed).
+once it is complete (written in a temporary directory, synced to disk, then
+renamed). A process killed mid-write leaves its temporary directory
+(``tmp<filename><8 random characters>``) behind; the snapshot extension
+removes such leftovers when it starts (:func:`_remove_stale_temporaries`).
 """
 
 from __future__ import annotations
@@ -10,13 +13,116 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
+import re
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from kusari.serializers import npz
+
+_TMP_PREFIX = "tmp"
+_IMPORT_TIME = time.time()
+
+
+def _fsync(path: str) -> None:
+    """Flush a file, or every file in a folder a savefun wrote, to disk."""
+    if os.path.isdir(path):
+        for name in os.listdir(path):
+            _fsync(os.path.join(path, name))
+        _fsync_dir(path)
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: str) -> None:
+    """Make a rename in ``path`` durable; a no-op where folders cannot be
+    opened or synced (Windows, some network file systems)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _process_start_time() -> float:
+    """When this process started (Linux: from ``/proc``), at the latest when
+    this module was imported."""
+    try:
+        with open("/proc/self/stat") as f:
+            # Field 22 is the start time in clock ticks after boot; the fields
+            # are counted after the command name, which may hold spaces.
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/stat") as f:
+            boot = next(int(line.split()[1]) for line in f if line.startswith("btime"))
+        started = boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return _IMPORT_TIME
+    return min(started, _IMPORT_TIME)
+
+
+def _name_pattern(fmt: str) -> str | None:
+    """A regex of the names ``fmt.format(trainer)`` can give, or None when
+    ``fmt`` is too unusual to tell (escaped braces, folders)."""
+    if "{{" in fmt or "}}" in fmt or os.sep in fmt or "/" in fmt:
+        return None
+    return ".*".join(re.escape(part) for part in re.split(r"\{[^{}]*\}", fmt))
+
+
+def _remove_stale_temporaries(outdir: str, fmt: str, before: float) -> list[str]:
+    """Remove the temporary folders of :meth:`Writer.save` calls that never
+    finished, e.g. because the process was killed mid-write.
+
+    Only folders named as ``Writer.save`` names them for files named by
+    ``fmt``, holding nothing but such files (or the temporaries of
+    :func:`~kusari.utils.atomic.atomic_write` for them), and untouched since
+    ``before`` (this process's start: a running writer's folder is newer)
+    are removed. Anything else in ``outdir`` is left alone.
+
+    Returns:
+        The names of the folders removed.
+    """
+    body = _name_pattern(fmt)
+    if body is None or not os.path.isdir(outdir):
+        return []
+    folder = re.compile(re.escape(_TMP_PREFIX) + body + r"[a-z0-9_]{8}")
+    inner = re.compile(rf"{body}|\.{body}\..*\.tmp")
+    with os.scandir(outdir) as entries:
+        candidates = [
+            entry.path
+            for entry in entries
+            if folder.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False)
+        ]
+    removed = []
+    for path in candidates:
+        try:
+            newest = os.lstat(path).st_mtime
+            ours = True
+            with os.scandir(path) as children:
+                for child in children:
+                    if not inner.fullmatch(child.name) or not child.is_file(
+                        follow_symlinks=False
+                    ):
+                        ours = False
+                        break
+                    newest = max(newest, child.stat(follow_symlinks=False).st_mtime)
+        except FileNotFoundError:  # removed meanwhile (e.g. by another trainer)
+            continue
+        if ours and newest < before:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(os.path.basename(path))
+    return removed
 
 
 class Writer:
@@ -36,12 +142,19 @@ class Writer:
 
     def save(self, filename: str, outdir: str, target: Any,
              savefun: Callable[..., Any], **kwds: Any) -> None:
-        """Save ``target`` with ``savefun`` to ``outdir/filename`` atomically."""
-        tmpdir = tempfile.mkdtemp(prefix="tmp" + filename, dir=outdir)
+        """Save ``target`` with ``savefun`` to ``outdir/filename`` atomically.
+
+        The file is synced to disk before it is renamed into place, and the
+        folder after, so that a crash leaves either the old file or the
+        complete new one, never an empty or partial file under the name.
+        """
+        tmpdir = tempfile.mkdtemp(prefix=_TMP_PREFIX + filename, dir=outdir)
         try:
             tmppath = os.path.join(tmpdir, filename)
             savefun(tmppath, target, **kwds)
+            _fsync(tmppath)
             os.replace(tmppath, os.path.join(outdir, filename))
+            _fsync_dir(outdir)
         finally:
             shutil.rmtree(tmpdir, ignore_errors=True)
         self._post_save()
