@@ -24,13 +24,21 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _launch import mpiexec, under_mpi
 
 
-def worker(communicator: str, iterations: int, batch: int) -> None:
+def worker(
+    communicator: str,
+    iterations: int,
+    batch: int,
+    double_buffering: bool = False,
+    grad_dtype: str | None = None,
+) -> None:
     import kusari
     import kusari.functions as F
     import kusari.links as L
     import kusari_mn
 
-    comm = kusari_mn.create_communicator(communicator)
+    comm = kusari_mn.create_communicator(
+        communicator, allreduce_grad_dtype=grad_dtype
+    )
 
     class MLP(kusari.Chain):
         def __init__(self) -> None:
@@ -45,7 +53,7 @@ def worker(communicator: str, iterations: int, batch: int) -> None:
 
     model = L.Classifier(MLP())
     optimizer = kusari_mn.create_multi_node_optimizer(
-        kusari.optimizers.MomentumSGD(lr=0.01), comm
+        kusari.optimizers.MomentumSGD(lr=0.01), comm, double_buffering=double_buffering
     )
     optimizer.setup(model)
     rng = np.random.RandomState(comm.rank)
@@ -80,10 +88,24 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--batchsize", type=int, default=100)
     parser.add_argument("--communicator", default="flat")
+    parser.add_argument(
+        "--double-buffering",
+        action="store_true",
+        help="overlap each step's Allreduce with the next step (stale by one)",
+    )
+    parser.add_argument(
+        "--allreduce-grad-dtype", default=None, help="e.g. float16 on the wire"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker or under_mpi():
-        worker(args.communicator, args.iterations, args.batchsize)
+        worker(
+            args.communicator,
+            args.iterations,
+            args.batchsize,
+            args.double_buffering,
+            args.allreduce_grad_dtype,
+        )
         return
     runs = {}
     for label, n, name in (
@@ -101,6 +123,12 @@ def main() -> None:
             str(args.iterations),
             "--batchsize",
             str(args.batchsize),
+            *(["--double-buffering"] if args.double_buffering else []),
+            *(
+                ["--allreduce-grad-dtype", args.allreduce_grad_dtype]
+                if args.allreduce_grad_dtype
+                else []
+            ),
         )
         runs[label] = json.loads(out.strip().splitlines()[-1])
     print(

@@ -7,6 +7,8 @@ and serialization behave as before; only :meth:`update` changes.
 
 from __future__ import annotations
 
+import atexit
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -124,6 +126,11 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
         dtype = communicator.allreduce_grad_dtype
         object.__setattr__(self, "_packers", [GradPacker(dtype), GradPacker(dtype)])
         object.__setattr__(self, "_pending", None)
+        # A reduction still in flight when the interpreter exits would be
+        # torn down under MPI's feet (a segfault at MPI_Finalize): finish it
+        # first. atexit runs this before mpi4py's own finalizer, which was
+        # registered earlier, at import.
+        atexit.register(_finish_at_exit, weakref.ref(self))
 
     def update(
         self, lossfun: Callable[..., Any] | None = None, *args: Any, **kwds: Any
@@ -168,6 +175,12 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
     def wait(self) -> None:
         """Finish the outstanding Allreduce (its gradients are dropped)."""
         self._wait_pending()
+
+
+def _finish_at_exit(ref: Any) -> None:
+    optimizer = ref()
+    if optimizer is not None and not MPI.Is_finalized():
+        optimizer._wait_pending()
 
 
 def create_multi_node_optimizer(
