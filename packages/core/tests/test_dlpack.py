@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 from typing import Any
 
@@ -123,10 +124,26 @@ def test_cupy_round_trip() -> None:
 # -- PyTorch ------------------------------------------------------------------
 
 
+_HAVE_TORCH = importlib.util.find_spec("torch") is not None
+needs_torch = pytest.mark.skipif(not _HAVE_TORCH, reason="PyTorch is not installed")
+
+
+def _torch_has_cuda() -> bool:
+    # Import torch (slow) only where CuPy says there is a GPU at all.
+    if not (_HAVE_TORCH and cuda.available):
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
 def _torch() -> Any:
-    return pytest.importorskip("torch", reason="PyTorch is not installed")
+    import torch
+
+    return torch
 
 
+@needs_torch
 def test_torch_reads_a_variable_without_copy() -> None:
     torch = _torch()
     v = kusari.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
@@ -137,6 +154,7 @@ def test_torch_reads_a_variable_without_copy() -> None:
     np.testing.assert_array_equal(v.array, np.arange(6).reshape(2, 3) * 2)
 
 
+@needs_torch
 def test_kusari_reads_a_tensor_and_hands_back_its_gradient() -> None:
     torch = _torch()
     t = torch.linspace(-1, 1, 8, dtype=torch.float32).reshape(2, 4)
@@ -152,10 +170,9 @@ def test_kusari_reads_a_tensor_and_hands_back_its_gradient() -> None:
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not cuda.available, reason="CuPy / a CUDA GPU is not available")
+@pytest.mark.skipif(not _torch_has_cuda(), reason="no PyTorch with CUDA installed")
 def test_torch_cuda_round_trip() -> None:
     torch = _torch()
-    if not torch.cuda.is_available():
-        pytest.skip("this PyTorch has no CUDA")
     t = torch.arange(4, dtype=torch.float32, device="cuda")
     x = kusari.from_dlpack(t)
     assert x.array.data.ptr == t.data_ptr()

@@ -23,20 +23,18 @@ SCRIPTS = Path(__file__).parent / "mpi_scripts"
 MPIEXEC = shutil.which("mpiexec")
 
 
-def _have_mpi4py() -> bool:
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-HAVE_MPI = MPIEXEC is not None and _have_mpi4py()
+HAVE_MPI = MPIEXEC is not None
 MPI_SKIP_REASON = (
     "mpiexec not found (install Open MPI: apt-get install openmpi-bin libopenmpi-dev)"
-    if MPIEXEC is None
-    else "mpi4py is not installed"
 )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``mpi`` skip, with the reason, where there is no mpiexec."""
+    skip = pytest.mark.skipif(not HAVE_MPI, reason=MPI_SKIP_REASON)
+    for item in items:
+        if item.get_closest_marker("mpi") is not None:
+            item.add_marker(skip)
 
 
 @dataclass
@@ -120,6 +118,5 @@ def mpi_environment() -> dict[str, str]:
 
 @pytest.fixture
 def mpi() -> object:
-    if not HAVE_MPI:
-        pytest.skip(MPI_SKIP_REASON)
+    """``run_mpi``; the tests using it are marked ``mpi`` (skipped without MPI)."""
     return run_mpi
