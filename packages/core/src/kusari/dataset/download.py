@@ -158,8 +158,11 @@ def env_base_url(env_var: str, default: str) -> str:
 
 
 @contextlib.contextmanager
-def _file_lock(path: str, timeout: float | None = None) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``path`` (created if missing).
+def file_lock(path: str, timeout: float | None = None) -> Iterator[None]:
+    """Hold an exclusive inter-process ``flock`` on ``path`` (created if missing).
+
+    Downloads and dataset builders take it so that two processes never fetch
+    or build the same file at once.
 
     The lock is polled rather than blocking so that a stuck holder produces a
     clear error after ``timeout`` instead of a hang. A holder that dies
@@ -343,7 +346,7 @@ def cached_download(
         not checked or _passes(cache_path, sha256, verify)
     ):
         return cache_path
-    with _file_lock(cache_path + ".lock"):
+    with file_lock(cache_path + ".lock"):
         if os.path.exists(cache_path):  # another process finished meanwhile?
             if not checked or _passes(cache_path, sha256, verify):
                 return cache_path
@@ -429,7 +432,7 @@ def cache_or_load_file(
         return _load_cached(path, loader)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    with _file_lock(path + ".lock"):
+    with file_lock(path + ".lock"):
         if os.path.exists(path):
             return _load_cached(path, loader)
         tmp_dir = tempfile.mkdtemp(dir=directory, prefix=".tmp-")
@@ -472,6 +475,7 @@ __all__ = [
     "cache_or_load_file",
     "cached_download",
     "env_base_url",
+    "file_lock",
     "get_dataset_directory",
     "get_dataset_root",
     "set_dataset_root",

@@ -15,16 +15,11 @@ import os
 import shutil
 import tarfile
 import tempfile
-import time
 import zipfile
 from collections.abc import Iterator
 
 import kusari
-
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory locks, callers run unguarded.
-    fcntl = None  # type: ignore[assignment]
+from kusari.dataset import download as kusari_download
 
 #: Directory (under the dataset root) that holds downloaded model files.
 MODEL_DIRECTORY = os.path.join("pfnet", "chainercv", "models")
@@ -38,7 +33,8 @@ def file_lock(path: str, timeout: float = 3600.0) -> Iterator[None]:
 
     Used so that two processes (e.g. ChainerMN workers) never download or
     extract the same data set at the same time. A holder that dies releases
-    the lock automatically.
+    the lock automatically. This is kusari's own download lock
+    (:func:`kusari.dataset.download.file_lock`), creating the folder first.
 
     Args:
         path: The lock file.
@@ -50,29 +46,8 @@ def file_lock(path: str, timeout: float = 3600.0) -> Iterator[None]:
         ...     pass
     """
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    if fcntl is None:
+    with kusari_download.file_lock(path, timeout):
         yield
-        return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(
-                        f"file_lock: waited {timeout:.0f} s for {path!r}, which "
-                        "another process still holds"
-                    ) from None
-                time.sleep(0.05)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
 
 
 def _md5_of_file(path: str) -> str:
