@@ -50,13 +50,18 @@ def test_factorized_noisy_linear_statistics():
 
 def test_to_factorized_noisy_replaces_nested_linears_lazily():
     net = links.Sequence(links.MLP(None, 2, (5,)), F.relu)
+    hidden = net[0].hidden_layers
     links.to_factorized_noisy(net)
     inner = net[0]
+    assert inner.hidden_layers is hidden  # converted in place, not rebuilt
     assert isinstance(inner.output, links.FactorizedNoisyLinear)
     assert isinstance(inner.hidden_layers[0], links.FactorizedNoisyLinear)
     assert net(np.zeros((2, 7), np.float32)).shape == (2, 2)
     with pytest.raises(TypeError, match="root link"):
         links.to_factorized_noisy(L.Linear(2, 2))
+    layers = kusari.ChainList(L.Linear(2, 3), L.Linear(3, 1))
+    links.to_factorized_noisy(layers)
+    assert all(isinstance(l, links.FactorizedNoisyLinear) for l in layers)
 
 
 def test_empirical_normalization():

@@ -84,12 +84,12 @@ def to_factorized_noisy(link: kusari.Link, *args: Any, **kwargs: Any) -> None:
     """Replace every :class:`kusari.links.Linear` inside ``link`` by a
     :class:`FactorizedNoisyLinear`, in place.
 
-    Children of Chains (including :class:`~kusari_rl.links.Sequence`, the DQN
-    heads and the Q-functions of this package) are swapped directly; a
-    ``kusari.ChainList`` inside a Chain is rebuilt with the new children.
+    Children of Chains and ChainLists (including
+    :class:`~kusari_rl.links.Sequence`, the DQN heads and the Q-functions of
+    this package) are swapped in place, so the containers stay the same objects.
 
     Args:
-        link: Root link; must not itself be a Linear or a ChainList.
+        link: Root link; must not itself be a Linear.
         args, kwargs: Passed to :class:`FactorizedNoisyLinear`
             (e.g. ``sigma_scale=0.5``).
 
@@ -100,7 +100,7 @@ def to_factorized_noisy(link: kusari.Link, *args: Any, **kwargs: Any) -> None:
         >>> type(net.output).__name__
         'FactorizedNoisyLinear'
     """
-    if isinstance(link, (L.Linear, kusari.ChainList)):
+    if isinstance(link, L.Linear):
         raise TypeError(
             f"to_factorized_noisy: cannot replace the root link itself "
             f"({type(link).__name__}); wrap it in a kusari.Chain or "
@@ -115,24 +115,21 @@ def _converted(child: kusari.Link, args: Any, kwargs: Any) -> kusari.Link | None
         return None
     if isinstance(child, L.Linear):
         return FactorizedNoisyLinear(child, *args, **kwargs)
-    if isinstance(child, kusari.ChainList):
-        # No public way to swap a ChainList's child: rebuild the list.
-        items = []
-        for grandchild in child:
-            new = _converted(grandchild, args, kwargs)
-            items.append(grandchild if new is None else new)
-        return kusari.ChainList(*items)
     _convert_children(child, args, kwargs)
     return None
 
 
 def _convert_children(link: kusari.Link, args: Any, kwargs: Any) -> None:
-    if not isinstance(link, kusari.Chain):
-        return
-    for child in list(link.children()):
-        new = _converted(child, args, kwargs)
-        if new is not None:
-            name = child.name
-            assert name is not None
-            delattr(link, name)
-            link.add_link(name, new)
+    if isinstance(link, kusari.ChainList):
+        for index, child in enumerate(list(link)):
+            new = _converted(child, args, kwargs)
+            if new is not None:
+                link[index] = new
+    elif isinstance(link, kusari.Chain):
+        for child in list(link.children()):
+            new = _converted(child, args, kwargs)
+            if new is not None:
+                name = child.name
+                assert name is not None
+                delattr(link, name)
+                link.add_link(name, new)
