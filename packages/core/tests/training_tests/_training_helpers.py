@@ -1,4 +1,9 @@
-"""Shared helpers of the training tests: a tiny model, data and updaters."""
+"""Shared helpers of the training tests: a tiny model, data, trainers, and the
+drivers that several test modules use (trigger firing patterns, shifted
+values, plots, output listings).
+
+Importable from every folder under ``training_tests`` (see ``conftest.py``).
+"""
 
 from __future__ import annotations
 
@@ -80,17 +85,77 @@ class MockUpdater(training.Updater):
         self.iteration = serializer("iteration", self.iteration)
 
 
-def mock_trainer(stop=(10, "iteration"), out="result", iters_per_epoch=10,
-                 optimizer=None):
+def mock_trainer(
+    stop=(10, "iteration"), out="result", iters_per_epoch=10, optimizer=None
+):
     updater = MockUpdater(optimizer, iters_per_epoch)
     return training.Trainer(updater, stop, out=out)
 
 
-def build_real_trainer(tmp_path, stop=(2, "epoch"), batch_size=8, shuffle=False,
-                       seed=1, **kwargs):
+def build_real_trainer(
+    tmp_path, stop=(2, "epoch"), batch_size=8, shuffle=False, seed=1, **kwargs
+):
     """A Trainer training TinyMLP with SGD on 40 examples."""
     model = TinyMLP(seed)
     opt = optimizers.SGD(lr=0.1).setup(model)
     it = iterators.SerialIterator(make_dataset(), batch_size, shuffle=shuffle)
     updater = training.updaters.StandardUpdater(it, opt, **kwargs)
     return training.Trainer(updater, stop, out=str(tmp_path / "result"))
+
+
+def fire_pattern(trigger, n, iters_per_epoch=10, observations=None):
+    """The iterations (1..n) at which ``trigger`` fires on a mock trainer;
+    ``observations[i]`` is the observation seen at iteration ``i``."""
+    trainer = mock_trainer(stop=None, iters_per_epoch=iters_per_epoch)
+    fired = []
+    for i in range(1, n + 1):
+        trainer.updater.update()
+        trainer.observation = (observations or {}).get(i, {})
+        if trigger(trainer):
+            fired.append(i)
+    return fired
+
+
+def lr_sequence(ext, n, lr=1.0, attr="lr"):
+    """``optimizer.<attr>`` after ``ext.initialize`` and after each of ``n``
+    calls of the shift extension ``ext`` (MomentumSGD starting at ``lr``)."""
+    trainer = mock_trainer(stop=(n, "iteration"))
+    opt = trainer.updater.optimizer = optimizers.MomentumSGD(lr=lr).setup(
+        trainer.updater.optimizer.target
+    )
+    ext.initialize(trainer)
+    values = [getattr(opt, attr)]
+    for _ in range(n):
+        trainer.updater.update()
+        ext(trainer)
+        values.append(getattr(opt, attr))
+    return values
+
+
+def reporting_trainer(tmp_path, stop=(6, "iteration")):
+    """A mock trainer (4 iterations per epoch) whose observation holds
+    ``loss`` = the iteration number and an array ``skip``."""
+    trainer = mock_trainer(stop=stop, out=str(tmp_path), iters_per_epoch=4)
+
+    def report(tr):
+        reporter.report({"loss": float(tr.updater.iteration), "skip": np.zeros(2)})
+
+    trainer.extend(report, name="report", priority=300)
+    return trainer
+
+
+def names(path):
+    """The sorted names in folder ``path``."""
+    return sorted(p.name for p in path.iterdir())
+
+
+def assert_plot_is_drawn(path):
+    """The image at ``path`` has a plausible size and a non-blank plot area."""
+    from matplotlib.image import imread
+
+    image = imread(str(path))
+    h, w = image.shape[:2]
+    assert 200 < w < 1200 and 200 < h < 1000, (w, h)
+    # The plotting area holds more than one colour (curve, grid), not a blank.
+    centre = image[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4, :3]
+    assert len(np.unique(centre.reshape(-1, 3), axis=0)) > 10

@@ -20,7 +20,7 @@ import time
 import numpy as np
 import pytest
 
-SCRIPT = r'''
+SCRIPT = r"""
 import json
 import sys
 import time
@@ -74,13 +74,16 @@ arrays = {name.strip("/"): p.array for name, p in model.namedparams()}
 arrays["alpha"] = np.array(opt.alpha)
 arrays["epoch"] = np.array(opt.epoch)
 np.savez(final, **arrays)
-'''
+"""
 
 
 def _run(script, out, final, delay, **kwargs):
-    return subprocess.Popen([sys.executable, str(script), str(out), str(final),
-                             str(delay)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, str(script), str(out), str(final), str(delay)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **kwargs,
+    )
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKILL")

@@ -52,14 +52,25 @@ def test_example_style_training(tmp_path):
     trainer.extend(extensions.ExponentialShift("lr", 0.5), trigger=(4, "epoch"))
     trainer.extend(extensions.observe_lr())
     trainer.extend(extensions.snapshot(), trigger=(4, "epoch"))
-    trainer.extend(extensions.snapshot_object(
-        model, "model_{.updater.epoch}"),
-        trigger=triggers.MaxValueTrigger("validation/main/accuracy"))
+    trainer.extend(
+        extensions.snapshot_object(model, "model_{.updater.epoch}"),
+        trigger=triggers.MaxValueTrigger("validation/main/accuracy"),
+    )
     trainer.extend(extensions.LogReport())
     text = io.StringIO()
-    trainer.extend(extensions.PrintReport(
-        ["epoch", "main/loss", "validation/main/loss", "main/accuracy",
-         "validation/main/accuracy", "lr"], out=text))
+    trainer.extend(
+        extensions.PrintReport(
+            [
+                "epoch",
+                "main/loss",
+                "validation/main/loss",
+                "main/accuracy",
+                "validation/main/accuracy",
+                "lr",
+            ],
+            out=text,
+        )
+    )
     trainer.run()
 
     log = json.loads((tmp_path / "result" / "log").read_text())
@@ -78,7 +89,8 @@ def test_example_style_training(tmp_path):
     fresh_opt = optimizers.MomentumSGD(lr=0.1).setup(fresh_model)
     fresh_opt.add_hook(optimizer_hooks.WeightDecay(1e-4))
     fresh_updater = training.updaters.StandardUpdater(
-        iterators.SerialIterator(train, 16), fresh_opt)
+        iterators.SerialIterator(train, 16), fresh_opt
+    )
     fresh = training.Trainer(fresh_updater, (8, "epoch"), out=out)
     serializers.load_npz(str(tmp_path / "result" / "snapshot_iter_24"), fresh)
     assert fresh_updater.iteration == 24 and fresh_updater.epoch == 4

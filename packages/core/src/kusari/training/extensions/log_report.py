@@ -24,8 +24,9 @@ class LogReport(extension.Extension):
         trigger: When to emit a log entry.
         postprocess: Called with each entry before it is stored.
         filename: File name under ``trainer.out`` (a format string filled from
-            the entry); None writes no file. ``'log'`` by default.
-        log_name: Deprecated alias of ``filename``.
+            the entry); ``'log'`` when None.
+        log_name: Deprecated alias of ``filename``; ``log_name=None`` (with no
+            ``filename``) writes no file, as in Chainer.
     """
 
     def __init__(self, keys: list[str] | None = None, trigger: Any = (1, "epoch"),

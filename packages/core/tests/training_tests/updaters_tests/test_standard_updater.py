@@ -1,4 +1,4 @@
-"""StandardUpdater and ParallelUpdater."""
+"""StandardUpdater: one batch, one loss, one optimizer step per update."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from _training_helpers import TinyMLP, make_dataset
 
 import kusari
 import kusari.functions as F
-from kusari import iterators, optimizers, training
+from kusari import iterators, optimizers
 from kusari.dataset import concat_examples
 from kusari.serializers import DictionarySerializer, NpzDeserializer
-from kusari.training import updater as updater_compat
 from kusari.training import updaters
 
 
@@ -49,8 +48,9 @@ def test_update_matches_manual_step():
     ref(x, t).backward()
     updater.update()
     for (name, p), (_, q) in zip(model.namedparams(), ref.namedparams()):
-        np.testing.assert_allclose(p.array, q.array - 0.1 * q.grad, rtol=1e-6,
-                                   err_msg=name)
+        np.testing.assert_allclose(
+            p.array, q.array - 0.1 * q.grad, rtol=1e-6, err_msg=name
+        )
 
 
 def test_loss_func_converter_and_dict_batches():
@@ -68,8 +68,9 @@ def test_loss_func_converter_and_dict_batches():
     def loss_func(x, t):
         return F.softmax_cross_entropy(model.predict(x), t)
 
-    updater = updaters.StandardUpdater(it, opt, converter=converter,
-                                       loss_func=loss_func, device="@numpy")
+    updater = updaters.StandardUpdater(
+        it, opt, converter=converter, loss_func=loss_func, device="@numpy"
+    )
     updater.update()
     assert updater.iteration == 1 and len(seen) == 1
     assert updater.device is not None
@@ -90,8 +91,13 @@ def test_serialize_round_trip_with_shuffle_and_rng():
     updater.serialize(s)
     saved = {k: v.copy() for k, v in s.target.items()}  # the serializer aliases
     keys = set(saved)
-    assert {"iteration", "iterator:main/order", "order_sampler:main/keys",
-            "optimizer:main/t", "model:main/W1"} <= keys
+    assert {
+        "iteration",
+        "iterator:main/order",
+        "order_sampler:main/keys",
+        "optimizer:main/t",
+        "model:main/W1",
+    } <= keys
     for _ in range(6):
         updater.update()  # crosses epochs: draws new orders from the RNG
     np.random.seed(99)  # a different global state, restored by loading
@@ -104,50 +110,11 @@ def test_serialize_round_trip_with_shuffle_and_rng():
         np.testing.assert_array_equal(p.array, q.array, err_msg=n)
 
 
-def test_getters_and_compat_module():
+def test_getters():
     updater, _, opt = make_updater()
     assert updater.get_optimizer("main") is opt
     assert updater.get_all_optimizers() == {"main": opt}
     assert updater.get_iterator("main") is not None
-    assert updater_compat.StandardUpdater is updaters.StandardUpdater
-    assert training.Updater is updater_compat.Updater
-    assert not updaters.MultiprocessParallelUpdater.available()
-    with pytest.raises(RuntimeError):
-        updaters.MultiprocessParallelUpdater()
-
-
-def test_parallel_updater_on_cpu_sums_sub_batch_grads():
-    model = TinyMLP()
-    opt = optimizers.SGD(lr=0.1).setup(model)
-    it = iterators.SerialIterator(make_dataset(), 8, shuffle=False)
-    updater = updaters.ParallelUpdater(
-        it, opt, devices={"main": "@numpy", "second": "@numpy"})
-    ref = TinyMLP()
-    batch = make_dataset()[:8]
-    ref.cleargrads()
-    for sub in (batch[0::2], batch[1::2]):
-        ref(*concat_examples(sub)).backward()
-    updater.update()
-    for (n, p), (_, q) in zip(model.namedparams(), ref.namedparams()):
-        np.testing.assert_allclose(p.array, q.array - 0.1 * q.grad, rtol=1e-5,
-                                   atol=1e-7, err_msg=n)
-    second = updater._models["second"]
-    np.testing.assert_array_equal(second.W1.array, model.W1.array)
-    with pytest.raises(ValueError):
-        updaters.ParallelUpdater(it, opt)
-
-
-def test_parallel_updater_in_trainer_registers_observers(tmp_path):
-    model = TinyMLP()
-    opt = optimizers.SGD(lr=0.1).setup(model)
-    it = iterators.SerialIterator(make_dataset(), 8, shuffle=False)
-    updater = updaters.ParallelUpdater(
-        it, opt, devices={"main": "@numpy", "second": "@numpy"})
-    trainer = training.Trainer(updater, (2, "iteration"), out=str(tmp_path))
-    seen = []
-    trainer.extend(lambda t: seen.append(sorted(t.observation)), name="spy")
-    trainer.run()
-    assert "main/loss" in seen[-1] and "second/loss" in seen[-1]
 
 
 def test_link_without_params_is_fine():
@@ -166,15 +133,22 @@ def test_serialize_asks_the_order_sampler_and_keeps_keys():
 
     model = TinyMLP()
     opt = optimizers.SGD(lr=0.1).setup(model)
-    it = iterators.SerialIterator(make_dataset(), 12, shuffle=None,
-                                  order_sampler=Recording(np.random.RandomState(0)))
+    it = iterators.SerialIterator(
+        make_dataset(),
+        12,
+        shuffle=None,
+        order_sampler=Recording(np.random.RandomState(0)),
+    )
     updater = updaters.StandardUpdater(it, opt)
     s = DictionarySerializer()
     updater.serialize(s)
     assert len(calls) == 1 and calls[0].path == "order_sampler:main/"
-    assert {"order_sampler:main/keys", "order_sampler:main/pos",
-            "order_sampler:main/has_gauss",
-            "order_sampler:main/cached_gaussian"} <= set(s.target)
+    assert {
+        "order_sampler:main/keys",
+        "order_sampler:main/pos",
+        "order_sampler:main/has_gauss",
+        "order_sampler:main/cached_gaussian",
+    } <= set(s.target)
     # Without a sampler (shuffle=False) nothing is written under its key.
     plain, _, _ = make_updater(shuffle=False)
     s = DictionarySerializer()
@@ -188,8 +162,9 @@ def test_exact_resume_with_a_generator_backed_sampler():
         model = TinyMLP()
         opt = optimizers.SGD(lr=0.1).setup(model)
         sampler = iterators.ShuffleOrderSampler(np.random.default_rng(seed))
-        it = iterators.SerialIterator(make_dataset(), 12, shuffle=None,
-                                      order_sampler=sampler)
+        it = iterators.SerialIterator(
+            make_dataset(), 12, shuffle=None, order_sampler=sampler
+        )
         return updaters.StandardUpdater(it, opt), model
 
     updater, model = build(1)
@@ -206,3 +181,85 @@ def test_exact_resume_with_a_generator_backed_sampler():
         fresh.update()
     for (n, p), (_, q) in zip(model.namedparams(), fresh_model.namedparams()):
         np.testing.assert_array_equal(p.array, q.array, err_msg=n)
+
+
+def test_dicts_of_iterators_and_optimizers_use_the_main_ones():
+    main_model, other_model = TinyMLP(1), TinyMLP(2)
+    main_opt = optimizers.SGD(lr=0.1).setup(main_model)
+    other_opt = optimizers.SGD(lr=0.1).setup(other_model)
+    main_it = iterators.SerialIterator(make_dataset(), 8, shuffle=False)
+    other_it = iterators.SerialIterator(make_dataset(), 8, shuffle=False)
+    updater = updaters.StandardUpdater(
+        {"main": main_it, "other": other_it}, {"main": main_opt, "other": other_opt}
+    )
+    before = other_model.W1.array.copy()
+    updater.update()
+    assert main_opt.t == 1 and other_opt.t == 0
+    assert main_it.current_position == 8 and other_it.current_position == 0
+    np.testing.assert_array_equal(other_model.W1.array, before)
+    assert updater.get_all_optimizers() == {"main": main_opt, "other": other_opt}
+    s = DictionarySerializer()
+    updater.serialize(s)
+    assert {
+        "optimizer:other/t",
+        "model:other/W1",
+        "iterator:other/current_position",
+        "model:main/W1",
+    } <= set(s.target)
+
+
+def test_finalize_finalizes_every_iterator():
+    finalized = []
+
+    class Recording(iterators.SerialIterator):
+        def finalize(self):
+            finalized.append(self)
+
+    model = TinyMLP()
+    opt = optimizers.SGD().setup(model)
+    its = {name: Recording(make_dataset(), 4) for name in ("main", "extra")}
+    updaters.StandardUpdater(its, opt).finalize()
+    assert sorted(id(i) for i in finalized) == sorted(id(i) for i in its.values())
+
+
+def test_input_device_is_passed_to_the_converter():
+    seen = []
+
+    def converter(batch, device=None):
+        seen.append(device)
+        return concat_examples(batch)
+
+    model = TinyMLP()
+    opt = optimizers.SGD().setup(model)
+    it = iterators.SerialIterator(make_dataset(), 4, shuffle=False)
+    updater = updaters.StandardUpdater(
+        it, opt, converter=converter, input_device="@numpy"
+    )
+    updater.update()
+    assert updater.device is None
+    assert seen == [updater.input_device] and seen[0] is not None
+
+
+def test_a_single_array_batch_is_passed_as_one_argument():
+    data = [np.full(3, i, dtype=np.float32) for i in range(8)]
+    got = []
+
+    def loss_func(x):
+        got.append(x.shape)
+        return F.sum(x * model.w)
+
+    model = kusari.Chain()
+    with model.init_scope():
+        model.w = kusari.Parameter(np.ones(3, dtype=np.float32))
+    opt = optimizers.SGD().setup(model)
+    it = iterators.SerialIterator(data, 4, shuffle=False)
+    updaters.StandardUpdater(it, opt, loss_func=loss_func).update()
+    assert got == [(4, 3)]
+
+
+def test_repr_names_iteration_iterators_and_optimizers():
+    updater, _, _ = make_updater()
+    updater.update()
+    assert repr(updater) == (
+        "StandardUpdater(iteration=1, iterators=['main'], optimizers=['main'])"
+    )
