@@ -17,9 +17,9 @@ class Initializer:
     array and writes the initial values into it (it returns nothing).
 
     Args:
-        dtype: The dtype the initializer produces. ``None`` lets the caller
-            decide (``kusari.config.dtype`` when used through
-            :func:`kusari.initializers.generate_array`).
+        dtype: The dtype the initializer produces (``kusari.mixed16`` is
+            float16). ``None`` lets the caller decide (``kusari.config.dtype``
+            when used through :func:`kusari.initializers.generate_array`).
 
     Example:
         >>> import numpy
@@ -35,7 +35,7 @@ class Initializer:
     dtype: numpy.dtype | None
 
     def __init__(self, dtype: DTypeLike | None = None) -> None:
-        self.dtype = None if dtype is None else numpy.dtype(dtype)
+        self.dtype = None if dtype is None else _resolve_dtype(dtype)
 
     def __call__(self, array: Any) -> None:
         """Fills ``array`` in place.
@@ -62,6 +62,14 @@ class Initializer:
             if not key.startswith("_")
         )
         return f"{type(self).__name__}({fields})"
+
+
+def _resolve_dtype(dtype: DTypeLike) -> numpy.dtype:
+    """``numpy.dtype(dtype)``, with ``kusari.mixed16`` meaning float16 (the
+    dtype Chainer's initializers make for it)."""
+    import kusari  # here: kusari imports this module while it loads
+
+    return numpy.dtype(kusari.get_dtype(dtype))
 
 
 def get_fans(shape: tuple[int, ...]) -> tuple[int, int]:

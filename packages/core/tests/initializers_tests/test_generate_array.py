@@ -110,3 +110,22 @@ def test_get_initializer_passthrough():
 def test_get_initializer_rejects_non_callable():
     with pytest.raises(TypeError, match="invalid type of initializer: list"):
         _get_initializer([1, 2])
+
+
+def test_mixed16_makes_float16_arrays():
+    # As Chainer's initializers: kusari.mixed16, given to an initializer, to
+    # generate_array or configured, means float16 arrays.
+    normal = initializers.Normal(dtype=kusari.mixed16)
+    assert normal.dtype == numpy.float16
+    assert initializers.generate_array(normal, (2,), numpy).dtype == numpy.float16
+    a = initializers.generate_array(
+        initializers.One(), (2,), numpy, dtype=kusari.mixed16
+    )
+    assert a.dtype == numpy.float16
+    with kusari.using_config("dtype", kusari.mixed16):
+        a = initializers.generate_array(initializers.Zero(), (2,), numpy)
+    assert a.dtype == numpy.float16
+    # mixed16 and float16 agree; float32 and mixed16 do not.
+    initializers.generate_array(normal, (2,), numpy, dtype=numpy.float16)
+    with pytest.raises(ValueError, match="dtype mismatch"):
+        initializers.generate_array(normal, (2,), numpy, dtype=numpy.float32)

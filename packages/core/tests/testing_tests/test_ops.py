@@ -77,3 +77,39 @@ def test_fix_random_and_product():
 
     assert draw() == draw()
     assert product({"a": [1, 2], "b": [0]}) == [{"a": 1, "b": 0}, {"a": 2, "b": 0}]
+
+
+def test_fix_random_on_a_test_class():
+    import io
+    import unittest
+
+    from kusari import testing
+
+    drawn = []
+
+    @testing.parameterize({"n": 1}, {"n": 2})
+    @fix_random(seed=3)
+    class Case(unittest.TestCase):
+        def setUp(self):
+            self.x = np.random.rand()  # drawn after the seed is set
+
+        def test_draw(self):
+            drawn.append((self.x, np.random.rand()))
+
+    @fix_random(seed=3)  # above parameterize too
+    @testing.parameterize({"n": 1})
+    class Other(unittest.TestCase):
+        def test_draw(self):
+            drawn.append((np.random.rand(),))
+
+    before = np.random.get_state()[1].copy()
+    loader = unittest.defaultTestLoader
+    suite = unittest.TestSuite(
+        loader.loadTestsFromTestCase(c) for c in list(Case) + list(Other)
+    )
+    assert unittest.TextTestRunner(stream=io.StringIO()).run(suite).wasSuccessful()
+    # The global state is what it was before the tests.
+    np.testing.assert_array_equal(np.random.get_state()[1], before)
+    np.random.seed(3)
+    expected = (np.random.rand(), np.random.rand())
+    assert drawn == [expected, expected, expected[:1]]

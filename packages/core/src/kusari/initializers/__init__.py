@@ -79,14 +79,15 @@ def generate_array(
         [1.0, 1.0]
     """
     dtype_attr = getattr(initializer, "dtype", None)
+    # get_dtype: kusari.mixed16 (given or configured) makes float16 arrays.
     if (
         dtype is not None
         and dtype_attr is not None
-        and numpy.dtype(dtype) != numpy.dtype(dtype_attr)
+        and kusari.get_dtype(dtype) != kusari.get_dtype(dtype_attr)
     ):
         raise ValueError(
-            f"dtype mismatch: {numpy.dtype(dtype)} requested but the initializer "
-            f"has dtype {numpy.dtype(dtype_attr)}"
+            f"dtype mismatch: {kusari.get_dtype(dtype)} requested but the "
+            f"initializer has dtype {kusari.get_dtype(dtype_attr)}"
         )
     resolved = kusari.get_dtype(dtype if dtype is not None else dtype_attr)
     if device is None:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy
 
 from kusari.testing import attr, condition
+from kusari.testing._distribution import distribution_unittest
 from kusari.testing.array import assert_allclose
 from kusari.testing.backend import BackendConfig, inject_backend_tests
 from kusari.testing.function_link import (
@@ -39,6 +40,7 @@ from kusari.testing.link_test import (
 )
 from kusari.testing.ops import DEFAULT_TOLERANCES, check_op, make_noncontiguous
 from kusari.testing.parameterized import (
+    ParameterizedCases,
     from_pytest_parameterize,
     parameterize,
     parameterize_pytest,
@@ -65,6 +67,7 @@ __all__ = [
     "attr",
     "check_op",
     "condition",
+    "distribution_unittest",
     "fix_random",
     "from_pytest_parameterize",
     "generate_matrix",
@@ -92,8 +95,27 @@ def generate_seed() -> int:
     return int(numpy.random.SeedSequence().generate_state(1)[0])
 
 
-def fix_random(seed: int = 0) -> Callable[[Any], Any]:
-    """Decorator: run a test with NumPy's global RNG seeded, then restore it.
+def _seed_all(seed: int) -> Any:
+    """Seed NumPy's (and CuPy's, where loaded) global RNG; return NumPy's old
+    state."""
+    state = numpy.random.get_state()
+    numpy.random.seed(seed)
+    from kusari.backends import cuda
+
+    if cuda.available:
+        cuda.cupy.random.seed(seed)
+    return state
+
+
+def fix_random(
+    seed: int = 0, *, setup_method: str = "setUp", teardown_method: str = "tearDown"
+) -> Callable[[Any], Any]:
+    """Decorator: run a test with the global RNGs seeded, then restore NumPy's.
+
+    On a function the seed is set around each call. On a test class (as
+    Chainer's tests use it) it is set before the class's ``setup_method``, so
+    that the data drawn there is fixed too, and NumPy's state is restored
+    after ``teardown_method``.
 
     Example:
         >>> import numpy as np
@@ -105,17 +127,51 @@ def fix_random(seed: int = 0) -> Callable[[Any], Any]:
         True
     """
 
-    def decorator(f: Any) -> Any:
+    def decorate_function(f: Any) -> Any:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            state = numpy.random.get_state()
-            numpy.random.seed(seed)
+            state = _seed_all(seed)
             try:
                 return f(*args, **kwargs)
             finally:
                 numpy.random.set_state(state)
 
         return wrapper
+
+    def decorate_class(cls: type) -> type:
+        setup = getattr(cls, setup_method, None)
+        teardown = getattr(cls, teardown_method, None)
+
+        def seeded_setup(self: Any, *args: Any, **kwargs: Any) -> None:
+            self._kusari_random_state = _seed_all(seed)
+            if setup is None:
+                return
+            try:
+                setup(self, *args, **kwargs)
+            except BaseException:
+                # unittest skips tearDown when setUp fails: restore here.
+                numpy.random.set_state(self._kusari_random_state)
+                raise
+
+        def restoring_teardown(self: Any, *args: Any, **kwargs: Any) -> None:
+            try:
+                if teardown is not None:
+                    teardown(self, *args, **kwargs)
+            finally:
+                numpy.random.set_state(self._kusari_random_state)
+
+        setattr(cls, setup_method, seeded_setup)
+        setattr(cls, teardown_method, restoring_teardown)
+        return cls
+
+    def decorator(target: Any) -> Any:
+        if isinstance(target, ParameterizedCases):  # above @parameterize
+            for cls in target:
+                decorate_class(cls)
+            return target
+        if isinstance(target, type):
+            return decorate_class(target)
+        return decorate_function(target)
 
     return decorator
 

@@ -76,6 +76,7 @@ def check_op(
     inputs: Sequence[InputSpec],
     *,
     dtype: Any = numpy.float32,
+    input_dtypes: Sequence[Any] | None = None,
     device: Any = "@numpy",
     backward: bool = True,
     double_backward: bool = True,
@@ -98,7 +99,12 @@ def check_op(
             comparison.
         inputs: One spec per input: a shape (uniform in [-1, 1)), an array
             (floats cast to ``dtype``), or ``callable(rng, dtype) -> array``.
-        dtype: The float dtype of the inputs.
+        dtype: The float dtype of the inputs, and the dtype the outputs
+            must have.
+        input_dtypes: Per input, its float dtype, for ops that take mixed
+            precisions (a float16 ``x`` with a float32 ``W``); ``dtype`` is
+            then only the expected output dtype. Default tolerances and step
+            follow the least precise of these and ``dtype``.
         device: Where to run (``'@numpy'``, ``'@cupy:0'``).
         backward: Check gradients numerically.
         double_backward: Check second-order gradients numerically.
@@ -116,16 +122,27 @@ def check_op(
     from kusari.variable import Variable
 
     dtype = numpy.dtype(dtype)
-    tol = dict(DEFAULT_TOLERANCES[dtype])
+    if input_dtypes is None:
+        in_dtypes = [dtype] * len(inputs)
+    else:
+        if len(input_dtypes) != len(inputs):
+            raise ValueError(
+                f"check_op: {len(inputs)} inputs but {len(input_dtypes)} input_dtypes"
+            )
+        in_dtypes = [numpy.dtype(d) for d in input_dtypes]
+    # Tolerances and step of the least precise dtype involved.
+    floats = [d for d in (dtype, *in_dtypes) if d.kind == "f"] or [dtype]
+    coarse = min(floats, key=lambda d: d.itemsize)
+    tol = dict(DEFAULT_TOLERANCES[coarse])
     if tolerances:
         tol.update(tolerances)
     dev = backend.get_device(device)
     rng = numpy.random.default_rng(seed)
     if eps is None:
-        eps = {numpy.float16: 2e-2, numpy.float32: 1e-3}.get(dtype.type, 1e-4)
+        eps = {numpy.float16: 2e-2, numpy.float32: 1e-3}.get(coarse.type, 1e-4)
 
     for attempt in range(max_tries):
-        host = [_generate(s, rng, dtype) for s in inputs]
+        host = [_generate(s, rng, d) for s, d in zip(inputs, in_dtypes)]
         if no_grads is None:
             ng = [a.dtype.kind != "f" for a in host]
         else:
@@ -164,6 +181,8 @@ def check_op(
             else None
             for o in outs
         )
+        if input_dtypes is not None:
+            _check_grad_dtypes(op, xs, ng, grads_out)
         try:
             atol, rtol = tol["backward"]
             gradient_check.check_backward(
@@ -201,6 +220,27 @@ def check_op(
                 raise
             continue
         return
+
+
+def _check_grad_dtypes(
+    op: Any, xs: Sequence[Any], no_grads: Sequence[bool], grads_out: Sequence[Any]
+) -> None:
+    """Each gradient comes back in its own input's dtype (mixed precisions)."""
+    from kusari.function_node import grad
+    from kusari.variable import Variable
+
+    in_vars = [Variable(x, requires_grad=not n) for x, n in zip(xs, no_grads)]
+    outs = _as_tuple(op(*in_vars))
+    pairs = [(o, g) for o, g in zip(outs, grads_out) if g is not None]
+    targets = [v for v, n in zip(in_vars, no_grads) if not n]
+    gxs = grad([o for o, _ in pairs], targets, grad_outputs=[g for _, g in pairs])
+    name = getattr(op, "__name__", repr(op))
+    for i, (v, g) in enumerate(zip(targets, gxs)):
+        if g is not None and g.dtype != v.dtype:
+            raise AssertionError(
+                f"{name}: the gradient of differentiable input {i} has dtype "
+                f"{g.dtype}, expected its input's dtype {v.dtype}"
+            )
 
 
 def _compare_outputs(

@@ -123,6 +123,59 @@ def test_convolution_3d(kw, device):
     )
 
 
+# x and W of different float dtypes, as Chainer 7 accepts: y and b in x's
+# dtype, gx in x's and gW in W's (check_op checks the gradient dtypes).
+MIXED = [(np.float16, np.float32), (np.float32, np.float16), (np.float64, np.float32)]
+
+
+@pytest.mark.parametrize("dx,dw", MIXED)
+@pytest.mark.parametrize("xs,ws,kw", [CASES_2D[1], CASES_2D[3]])
+def test_convolution_2d_mixed_dtypes(xs, ws, kw, dx, dw, device):
+    check_op(
+        lambda x, W, b: F.convolution_2d(x, W, b, **kw),
+        lambda x, W, b: conv_ref(x, W, b, **kw),
+        [xs, ws, (ws[0],)],
+        input_dtypes=(dx, dw, dx),
+        dtype=dx,
+        device=device,
+    )
+
+
+@pytest.mark.parametrize("dx,dw", MIXED[:2])
+def test_convolution_nd_mixed_dtypes(dx, dw, device):
+    kw = {"stride": 2, "pad": 1}
+    check_op(
+        lambda x, W: F.convolution_nd(x, W, **kw),
+        lambda x, W: conv_ref(x, W, **kw),
+        [(2, 3, 7), (4, 3, 3)],
+        input_dtypes=(dx, dw),
+        dtype=dx,
+        device=device,
+    )
+    check_op(
+        lambda x, W: F.convolution_3d(x, W),
+        lambda x, W: conv_ref(x, W),
+        [(1, 2, 3, 3, 3), (2, 2, 2, 2, 2)],
+        input_dtypes=(dx, dw),
+        dtype=dx,
+        device=device,
+        double_backward=False,
+    )
+
+
+@pytest.mark.parametrize("dx,dw", [(np.float32, np.float64), (np.float16, np.float32)])
+def test_convolution_mixed_computes_in_the_wider_dtype(dx, dw):
+    # y = 1 * (1 + tiny) - 1 * 1 with W in the wider dtype: computed there (as
+    # NumPy's promotion does in Chainer), tiny survives; W rounded to x's
+    # dtype first would give 0.
+    tiny = 1e-9 if dw == np.float64 else 4e-4
+    x = np.ones((1, 2, 1, 1), dx)
+    W = np.array([1 + tiny, -1], dw).reshape(1, 2, 1, 1)
+    for y in (F.convolution_2d(x, W), F.deconvolution_2d(x, W.reshape(2, 1, 1, 1))):
+        assert y.dtype == dx
+        np.testing.assert_allclose(y.array.ravel(), [tiny], rtol=1e-2)
+
+
 def test_dilated_convolution_2d(device):
     check_op(
         lambda x, W, b: F.dilated_convolution_2d(x, W, b, 1, 1, 2),
@@ -182,8 +235,12 @@ def test_convolution_2d_bad_groups_and_args():
         F.convolution_2d(x, np.zeros((2, 4, 7, 7), np.float32))
     with pytest.raises(ValueError, match="convolution_2d"):
         F.convolution_2d(x[0], np.zeros((2, 4, 3, 3), np.float32))
+    # A W of another float dtype is accepted (mixed precision); a non-float
+    # W, or a bias not in x's dtype, is not.
     with pytest.raises(type_check.InvalidType):
-        F.convolution_2d(x, np.zeros((2, 4, 3, 3), np.float64))
+        F.convolution_2d(x, np.zeros((2, 4, 3, 3), np.int32))
+    with pytest.raises(type_check.InvalidType):
+        F.convolution_2d(x, np.zeros((2, 4, 3, 3), np.float32), np.zeros(2, np.float64))
 
 
 @pytest.mark.parametrize("groups", [1, 2])

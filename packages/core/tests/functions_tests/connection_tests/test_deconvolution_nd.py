@@ -119,6 +119,44 @@ def test_deconvolution_3d(device):
     )
 
 
+MIXED = [(np.float16, np.float32), (np.float32, np.float16), (np.float64, np.float32)]
+
+
+@pytest.mark.parametrize("dx,dw", MIXED)
+@pytest.mark.parametrize("xs,ws,kw", [CASES_2D[1], CASES_2D[3]])
+def test_deconvolution_2d_mixed_dtypes(xs, ws, kw, dx, dw, device):
+    # As Chainer 7: y and b in x's dtype, each gradient in its input's dtype.
+    groups = kw.get("groups", 1)
+    check_op(
+        lambda x, W, b: F.deconvolution_2d(x, W, b, **kw),
+        lambda x, W, b: deconv_ref(x, W, b, **kw),
+        [xs, ws, (ws[1] * groups,)],
+        input_dtypes=(dx, dw, dx),
+        dtype=dx,
+        device=device,
+    )
+
+
+def test_deconvolution_nd_mixed_dtypes(device):
+    kw = {"stride": 2, "pad": 1}
+    check_op(
+        lambda x, W: F.deconvolution_nd(x, W, **kw),
+        lambda x, W: deconv_ref(x, W, **kw),
+        [(2, 3, 4), (3, 2, 3)],
+        input_dtypes=(np.float16, np.float32),
+        dtype=np.float16,
+        device=device,
+    )
+
+
+def test_deconvolution_2d_mixed_bias_must_match_x():
+    x = np.zeros((1, 3, 2, 2), np.float16)
+    W = np.zeros((3, 2, 3, 3), np.float32)
+    assert F.deconvolution_2d(x, W).dtype == np.float16
+    with pytest.raises(type_check.InvalidType, match="b.dtype == x.dtype"):
+        F.deconvolution_2d(x, W, np.zeros(2, np.float32))
+
+
 def test_deconvolution_2d_shape_mismatch():
     x = np.zeros((1, 3, 5, 5), np.float32)
     W = np.zeros((4, 2, 3, 3), np.float32)

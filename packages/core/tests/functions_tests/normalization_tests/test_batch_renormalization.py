@@ -22,8 +22,9 @@ def _renorm_ref(x, gamma, beta, rmean, rvar, rmax, dmax):
     d = np.clip((mean - rmean) / rstd, -dmax, dmax)
     shape = (1, -1) + (1,) * (x.ndim - 2)
     xh = (x - mean.reshape(shape)) / std.reshape(shape)
-    return gamma.reshape(shape) * (xh * r.reshape(shape) + d.reshape(shape)) \
-        + beta.reshape(shape)
+    return gamma.reshape(shape) * (
+        xh * r.reshape(shape) + d.reshape(shape)
+    ) + beta.reshape(shape)
 
 
 @pytest.mark.parametrize("shape", [(5, 3), (3, 3, 2)])
@@ -37,8 +38,14 @@ def test_batch_renormalization(shape, float_dtype, device):
 
     def op(x, g, b):
         return F.batch_renormalization(
-            x, g, b, 1.5, 0.2,
-            running_mean=dev.send(rmean.copy()), running_var=dev.send(rvar.copy()))
+            x,
+            g,
+            b,
+            1.5,
+            0.2,
+            running_mean=dev.send(rmean.copy()),
+            running_var=dev.send(rvar.copy()),
+        )
 
     def ref(x, g, b):
         return _renorm_ref(x, g, b, 50.0, 100.0, 1.5, 0.2)
@@ -46,8 +53,36 @@ def test_batch_renormalization(shape, float_dtype, device):
     tol = None
     if float_dtype == np.float16:
         tol = {"backward": (1e-1, 1e-1), "double_backward": (2e-1, 2e-1)}
-    check_op(op, ref, [shape, (3,), (3,)], dtype=float_dtype, device=device,
-             tolerances=tol)
+    check_op(
+        op, ref, [shape, (3,), (3,)], dtype=float_dtype, device=device, tolerances=tol
+    )
+
+
+def test_batch_renormalization_mixed_dtypes(device):
+    # BatchRenormalization under kusari.mixed16: float16 x, float32 gamma, beta
+    # and running statistics; y in float16, each gradient in its input's dtype.
+    dev = kusari.get_device(device)
+
+    def op(x, g, b):
+        return F.batch_renormalization(
+            x,
+            g,
+            b,
+            1.5,
+            0.2,
+            running_mean=dev.send(np.full(3, 50.0, np.float32)),
+            running_var=dev.send(np.full(3, 100.0, np.float32)),
+        )
+
+    check_op(
+        op,
+        lambda x, g, b: _renorm_ref(x, g, b, 50.0, 100.0, 1.5, 0.2),
+        [(5, 3), (3,), (3,)],
+        input_dtypes=(np.float16, np.float32, np.float32),
+        dtype=np.float16,
+        device=device,
+        tolerances={"backward": (1e-1, 1e-1), "double_backward": (2e-1, 2e-1)},
+    )
 
 
 def test_batch_renormalization_forward_unclipped():
@@ -64,8 +99,17 @@ def test_batch_renormalization_update_statistics(update):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(6, 3))
     rmean, rvar = np.zeros(3), np.ones(3)
-    F.batch_renormalization(x, np.ones(3), np.zeros(3), 2.0, 1.0, running_mean=rmean,
-                            running_var=rvar, decay=0.5, update_statistics=update)
+    F.batch_renormalization(
+        x,
+        np.ones(3),
+        np.zeros(3),
+        2.0,
+        1.0,
+        running_mean=rmean,
+        running_var=rvar,
+        decay=0.5,
+        update_statistics=update,
+    )
     if update:
         np.testing.assert_allclose(rmean, 0.5 * x.mean(axis=0))
         np.testing.assert_allclose(rvar, 0.5 + 0.5 * x.var(axis=0) * 6 / 5)
@@ -76,8 +120,15 @@ def test_batch_renormalization_update_statistics(update):
 
 def test_batch_renormalization_shape_mismatch():
     with pytest.raises(type_check.InvalidType, match="gamma.shape"):
-        F.batch_renormalization(np.zeros((2, 3)), np.ones(2), np.zeros(2), 1.0, 0.0,
-                                running_mean=np.zeros(2), running_var=np.ones(2))
+        F.batch_renormalization(
+            np.zeros((2, 3)),
+            np.ones(2),
+            np.zeros(2),
+            1.0,
+            0.0,
+            running_mean=np.zeros(2),
+            running_var=np.ones(2),
+        )
 
 
 def test_batch_renormalization_needs_running_statistics():

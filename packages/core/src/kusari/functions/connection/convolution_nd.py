@@ -3,11 +3,18 @@
 The forward is im2col as one strided view plus one batched GEMM (see
 ``_conv_core``); the input gradient is a transposed convolution and the weight
 gradient a :class:`ConvolutionNDGradW` node, both differentiable again.
+
+``x`` and ``W`` may differ in float dtype, as in Chainer 7 (e.g. a float16
+``x`` with a float32 ``W``): the convolution is computed in the promoted
+dtype, ``y`` (and the bias) has ``x``'s dtype, ``gx`` comes back in ``x``'s
+dtype and ``gW`` in ``W``'s.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy
 
 from kusari import utils
 from kusari.function_node import FunctionNode
@@ -24,7 +31,7 @@ def _check_x_w(in_types: Any, ndim: int, groups: int, w_in_axis: int) -> None:
     x, w = in_types[0], in_types[1]
     type_check.expect(
         x.dtype.kind == "f",
-        w.dtype == x.dtype,
+        w.dtype.kind == "f",
         x.ndim == ndim + 2,
         w.ndim == ndim + 2,
     )
@@ -40,6 +47,18 @@ def _check_x_w(in_types: Any, ndim: int, groups: int, w_in_axis: int) -> None:
             type_check.expect(
                 b.dtype == x.dtype, b.ndim == 1, b.shape[0] == w.shape[1] * groups
             )
+
+
+def _widen(x: Any, *others: Any) -> Any:
+    """``x`` in the dtype promoted with ``others`` (arrays or dtypes).
+
+    The kernels compute in their first operand's dtype (float16 in float32)
+    and cast the other operand to it, so a mixed-dtype call first widens the
+    first operand: a float16 ``x`` with a float32 ``W`` is convolved in
+    float32, as NumPy's promotion does in Chainer.
+    """
+    wide = numpy.result_type(x.dtype, *(getattr(o, "dtype", o) for o in others))
+    return x if x.dtype == wide else x.astype(wide)
 
 
 class ConvolutionND(FunctionNode):
@@ -111,9 +130,9 @@ class ConvolutionND(FunctionNode):
         b = inputs[2] if len(inputs) == 3 else None
         out = self._out_size(x.shape[2:], tuple(W.shape[2:]))
         y = core.conv_forward(
-            x, W, b, self.stride, self.pad, self.dilate, self.groups, out
+            _widen(x, W), W, b, self.stride, self.pad, self.dilate, self.groups, out
         )
-        return (y,)
+        return (y if y.dtype == x.dtype else y.astype(x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.connection.deconvolution_nd import DeconvolutionND
@@ -136,22 +155,30 @@ class ConvolutionND(FunctionNode):
                     ).apply((gy, W))[0]
                 )
             elif i == 1:
-                ret.append(ConvolutionNDGradW(self, tuple(W.shape)).apply((x, gy))[0])
+                ret.append(
+                    ConvolutionNDGradW(self, tuple(W.shape), W.dtype).apply((x, gy))[0]
+                )
             else:
                 ret.append(_sum(gy, axis=(0,) + tuple(range(2, gy.ndim))))
         return tuple(ret)
 
 
 class ConvolutionNDGradW(FunctionNode):
-    """Weight gradient of a convolution: ``(x, gy) -> gW``."""
+    """Weight gradient of a convolution: ``(x, gy) -> gW``.
 
-    def __init__(self, conv: Any, w_shape: tuple[int, ...]) -> None:
+    ``w_dtype`` is the weight's dtype, that of ``gW`` (``x``'s when None).
+    """
+
+    def __init__(
+        self, conv: Any, w_shape: tuple[int, ...], w_dtype: Any = None
+    ) -> None:
         self.ndim = conv.ndim
         self.stride = conv.stride
         self.pad = conv.pad
         self.dilate = conv.dilate
         self.groups = conv.groups
         self.w_shape = w_shape
+        self.w_dtype = None if w_dtype is None else numpy.dtype(w_dtype)
 
     @property
     def label(self) -> str:
@@ -160,10 +187,19 @@ class ConvolutionNDGradW(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, gy = inputs
+        w_dtype = x.dtype if self.w_dtype is None else self.w_dtype
+        # Summed in the dtype promoted from x, gy and W, returned in W's.
+        x = _widen(x, gy, w_dtype)
         gW = core.conv_grad_weight(
-            x, gy, self.w_shape, self.stride, self.pad, self.dilate, self.groups
+            x,
+            _widen(gy, x),
+            self.w_shape,
+            self.stride,
+            self.pad,
+            self.dilate,
+            self.groups,
         )
-        return (gW,)
+        return (gW if gW.dtype == w_dtype else gW.astype(w_dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.connection.deconvolution_nd import DeconvolutionND

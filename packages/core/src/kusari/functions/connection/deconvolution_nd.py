@@ -3,7 +3,9 @@
 The forward is one batched GEMM ``W^T x`` followed by ``col2im`` (one
 vectorised add per kernel offset); its input gradient is a convolution and its
 weight gradient a :class:`ConvolutionNDGradW` with the roles of input and
-output exchanged, so double backprop works.
+output exchanged, so double backprop works. As for convolutions, ``x`` and
+``W`` may differ in float dtype: ``y`` has ``x``'s dtype and each gradient its
+input's dtype.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from kusari.functions.connection.convolution_nd import (
     ConvolutionND,
     ConvolutionNDGradW,
     _check_x_w,
+    _widen,
 )
 from kusari.utils import type_check
 from kusari.variable import Variable
@@ -99,9 +102,16 @@ class DeconvolutionND(FunctionNode):
         else:
             out = self.outsize
         y = core.deconv_forward(
-            x, W, b, self.stride, self.pad, self.dilate, self.groups, tuple(out)
+            _widen(x, W),
+            W,
+            b,
+            self.stride,
+            self.pad,
+            self.dilate,
+            self.groups,
+            tuple(out),
         )
-        return (y,)
+        return (y if y.dtype == x.dtype else y.astype(x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.sum import sum as _sum
@@ -123,7 +133,9 @@ class DeconvolutionND(FunctionNode):
                     ).apply((gy, W))[0]
                 )
             elif i == 1:
-                ret.append(ConvolutionNDGradW(self, tuple(W.shape)).apply((gy, x))[0])
+                ret.append(
+                    ConvolutionNDGradW(self, tuple(W.shape), W.dtype).apply((gy, x))[0]
+                )
             else:
                 ret.append(_sum(gy, axis=(0,) + tuple(range(2, gy.ndim))))
         return tuple(ret)

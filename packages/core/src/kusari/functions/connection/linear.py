@@ -1,8 +1,16 @@
-"""Fully connected layer: ``y = x W^T + b``."""
+"""Fully connected layer: ``y = x W^T + b``.
+
+``x`` and ``W`` may differ in float dtype (Chainer 7 accepts, e.g., a float16
+``x`` with a float32 ``W``): the product is computed in the promoted dtype and
+returned in ``x``'s; the bias has ``x``'s dtype; ``gx`` comes back in ``x``'s
+dtype and ``gW`` in ``W``'s.
+"""
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy
 
 from kusari.function_node import FunctionNode
 from kusari.utils import type_check
@@ -21,7 +29,7 @@ class LinearFunction(FunctionNode):
         x, w = in_types[0], in_types[1]
         type_check.expect(
             x.dtype.kind == "f",
-            w.dtype == x.dtype,
+            w.dtype.kind == "f",
             x.ndim >= self.n_batch_axes + 1,
             w.ndim == 2,
         )
@@ -47,6 +55,9 @@ class LinearFunction(FunctionNode):
         batch = x.shape[: self.n_batch_axes]
         x2 = x.reshape(-1, W.shape[1]) if x.ndim != 2 else x
         y = x2 @ W.T
+        if y.dtype != x.dtype:
+            # Mixed dtypes: NumPy computed in the promoted dtype; y is x's.
+            y = y.astype(x.dtype)
         if len(inputs) == 3:
             y += inputs[2]
         if len(batch) != 1:
@@ -54,6 +65,7 @@ class LinearFunction(FunctionNode):
         return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        from kusari.functions.array.cast import cast
         from kusari.functions.array.reshape import reshape
         from kusari.functions.math.matmul import matmul
         from kusari.functions.math.sum import sum as _sum
@@ -65,13 +77,24 @@ class LinearFunction(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
+                # matmul promotes (gy has x's dtype); cast back to x's dtype.
                 gx = matmul(gy, W)
+                if gx.dtype != x.dtype:
+                    gx = cast(gx, x.dtype)
                 ret.append(
                     reshape(gx, self._x_shape) if gx.shape != self._x_shape else gx
                 )
             elif i == 1:
                 x2 = reshape(x, (-1, W.shape[1])) if x.ndim != 2 else x
-                ret.append(matmul(gy, x2, transa=True))
+                gy_w = gy
+                if x.dtype != W.dtype:
+                    # Accumulate in the promoted dtype (a float16 x with a
+                    # float32 W sums in float32), then return W's dtype.
+                    wide = numpy.promote_types(x.dtype, W.dtype)
+                    x2 = cast(x2, wide) if x2.dtype != wide else x2
+                    gy_w = cast(gy, wide) if gy.dtype != wide else gy
+                gW = matmul(gy_w, x2, transa=True)
+                ret.append(cast(gW, W.dtype) if gW.dtype != W.dtype else gW)
             else:
                 ret.append(_sum(gy, axis=0))
         return tuple(ret)
@@ -79,6 +102,9 @@ class LinearFunction(FunctionNode):
 
 def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> Variable:
     """Linear (fully connected) transformation ``x W^T + b``.
+
+    ``x`` and ``W`` may have different float dtypes; the output and ``b`` have
+    ``x``'s dtype, and each gradient its input's dtype.
 
     Args:
         x: Input of shape ``batch_shape + in_shape``; the trailing axes are

@@ -1,4 +1,9 @@
-"""Matrix products with NumPy's ``matmul`` broadcasting over batch axes."""
+"""Matrix products with NumPy's ``matmul`` broadcasting over batch axes.
+
+The operands may have different float dtypes (as in Chainer 7): the product is
+computed and returned in the promoted dtype (float16 @ float32 is float32), and
+each operand's gradient comes back in that operand's own dtype.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ class MatMul(FunctionNode):
         type_check._argname(in_types, ("a", "b"))
         a, b = in_types
         type_check.expect(
-            a.dtype.kind == "f", a.dtype == b.dtype, a.ndim >= 1, b.ndim >= 1
+            a.dtype.kind == "f", b.dtype.kind == "f", a.ndim >= 1, b.ndim >= 1
         )
         a_shape = type_check.eval(a.shape)
         b_shape = type_check.eval(b.shape)
@@ -60,6 +65,7 @@ class MatMul(FunctionNode):
         return (force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        from kusari.functions.array.cast import cast
         from kusari.functions.array.reshape import reshape
         from kusari.functions.math.sum import sum_to
 
@@ -84,12 +90,20 @@ class MatMul(FunctionNode):
                 target, orig = b2.shape, b.shape
             if g.shape != target:
                 g = sum_to(g, target)
+            # With mixed operand dtypes the product above is in the promoted
+            # dtype; each gradient goes back in its own operand's dtype.
+            want = a.dtype if i == 0 else b.dtype
+            if g.dtype != want:
+                g = cast(g, want)
             ret.append(reshape(g, orig))
         return tuple(ret)
 
 
 def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variable:
     """Matrix product; batch axes broadcast as in ``numpy.matmul``.
+
+    ``a`` and ``b`` may differ in float dtype; the result has NumPy's promoted
+    dtype and each gradient its operand's dtype.
 
     Args:
         a: Left operand (``ndim >= 1``).

@@ -19,32 +19,39 @@ from kusari.variable import Variable
 # -- helpers shared by the batch-normalization family ---------------------------
 
 
-def compute_axis(x_ndim: int, gamma_ndim: int, axis: Any,
-                 fname: str) -> tuple[int, ...]:
+def compute_axis(
+    x_ndim: int, gamma_ndim: int, axis: Any, fname: str
+) -> tuple[int, ...]:
     """The normalized (reduced) axes: by default all but ``1 .. gamma.ndim``."""
     if axis is None:
         return (0,) + tuple(range(gamma_ndim + 1, x_ndim))
     if isinstance(axis, int) and not isinstance(axis, bool):
         axis = (axis,)
     if not (isinstance(axis, tuple) and all(isinstance(a, int) for a in axis)):
-        raise TypeError(f"{fname}: axis must be None, an int or a tuple of ints, "
-                        f"got {axis!r}")
+        raise TypeError(
+            f"{fname}: axis must be None, an int or a tuple of ints, got {axis!r}"
+        )
     out = tuple(a % x_ndim if -x_ndim <= a < x_ndim else a for a in axis)
     if any(not 0 <= a < x_ndim for a in out):
-        raise ValueError(f"{fname}: axis {axis!r} is out of bounds for an input of "
-                         f"ndim {x_ndim}")
+        raise ValueError(
+            f"{fname}: axis {axis!r} is out of bounds for an input of ndim {x_ndim}"
+        )
     if len(set(out)) != len(out) or list(out) != sorted(out):
         raise ValueError(f"{fname}: axis must be sorted and unique, got {axis!r}")
     return out
 
 
-def check_bn_types(in_types: Any, names: tuple[str, ...], axis: Any,
-                   fname: str) -> None:
+def check_bn_types(
+    in_types: Any, names: tuple[str, ...], axis: Any, fname: str
+) -> None:
     """``x`` float; the others float, alike, shaped as ``x``'s non-reduced axes."""
     type_check._argname(in_types, names)
     x_type, gamma_type = in_types[0], in_types[1]
-    type_check.expect(x_type.dtype.kind == "f", gamma_type.dtype.kind == "f",
-                      x_type.ndim >= gamma_type.ndim + 1)
+    type_check.expect(
+        x_type.dtype.kind == "f",
+        gamma_type.dtype.kind == "f",
+        x_type.ndim >= gamma_type.ndim + 1,
+    )
     for t in in_types[2:]:
         type_check.expect(t.dtype == gamma_type.dtype, t.shape == gamma_type.shape)
     x_ndim = type_check.eval(x_type.ndim)
@@ -55,9 +62,12 @@ def check_bn_types(in_types: Any, names: tuple[str, ...], axis: Any,
         type_check.expect(x_type.shape[k] == gamma_type.shape[i])
 
 
-def stat_dtype(dtype: Any) -> Any:
-    """float16 statistics are computed in float32."""
-    return numpy.dtype(numpy.float32) if dtype == numpy.float16 else numpy.dtype(dtype)
+def stat_dtype(dtype: Any, param_dtype: Any = None) -> Any:
+    """The dtype statistics are computed in: float16 inputs in float32, and
+    with parameters of another dtype (mixed precision, as in Chainer 7) the
+    promoted one (a float32 ``x`` with float64 ``gamma`` in float64)."""
+    cdt = numpy.dtype(numpy.float32) if dtype == numpy.float16 else numpy.dtype(dtype)
+    return cdt if param_dtype is None else numpy.promote_types(cdt, param_dtype)
 
 
 def bcast_shape(x_shape: tuple[int, ...], axis: tuple[int, ...]) -> tuple[int, ...]:
@@ -65,8 +75,9 @@ def bcast_shape(x_shape: tuple[int, ...], axis: tuple[int, ...]) -> tuple[int, .
     return tuple(1 if i in axis else s for i, s in enumerate(x_shape))
 
 
-def update_running(running_mean: Any, running_var: Any, mean: Any, var: Any,
-                   decay: float, m: int) -> None:
+def update_running(
+    running_mean: Any, running_var: Any, mean: Any, var: Any, decay: float, m: int
+) -> None:
     """Exponential moving averages, in place; the variance is made unbiased."""
     if running_mean is not None:
         running_mean *= decay
@@ -93,8 +104,14 @@ def _mean_keep(v: Variable, axis: tuple[int, ...], m: int) -> Variable:
 class BatchNormalization(FunctionNode):
     """``gamma * (x - mean) / sqrt(var + eps) + beta`` with the batch's mean and var."""
 
-    def __init__(self, eps: float = 2e-5, running_mean: Any = None,
-                 running_var: Any = None, decay: float = 0.9, axis: Any = None) -> None:
+    def __init__(
+        self,
+        eps: float = 2e-5,
+        running_mean: Any = None,
+        running_var: Any = None,
+        decay: float = 0.9,
+        axis: Any = None,
+    ) -> None:
         self.eps = eps
         self.running_mean = running_mean
         self.running_var = running_var
@@ -102,8 +119,9 @@ class BatchNormalization(FunctionNode):
         self.axis = axis
 
     def check_type_forward(self, in_types: Any) -> None:
-        check_bn_types(in_types, ("x", "gamma", "beta"), self.axis,
-                       "batch_normalization")
+        check_bn_types(
+            in_types, ("x", "gamma", "beta"), self.axis, "batch_normalization"
+        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -112,7 +130,7 @@ class BatchNormalization(FunctionNode):
         axis = compute_axis(x.ndim, gamma.ndim, self.axis, "batch_normalization")
         bshape = bcast_shape(x.shape, axis)
         m = x.size // max(gamma.size, 1)
-        cdt = stat_dtype(x.dtype)
+        cdt = stat_dtype(x.dtype, gamma.dtype)
         xc = x.astype(cdt, copy=False)
         mean = xc.mean(axis=axis)
         g = gamma.astype(cdt, copy=False).reshape(bshape)
@@ -129,7 +147,8 @@ class BatchNormalization(FunctionNode):
             var = xc.var(axis=axis)
             inv_std = 1 / xp.sqrt(var + cdt.type(self.eps))
             x_hat, y = cuda.elementwise(
-                "T x, C mean, C inv_std, C gamma, C beta", "C x_hat, T y",
+                "T x, C mean, C inv_std, C gamma, C beta",
+                "C x_hat, T y",
                 "x_hat = ((C)x - mean) * inv_std; y = (T)(gamma * x_hat + beta)",
                 "kusari_bn_fwd",
             )(x, mean.reshape(bshape), inv_std.reshape(bshape), g, b)
@@ -140,8 +159,9 @@ class BatchNormalization(FunctionNode):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, gamma = self.get_retained_inputs()
-        f = BatchNormalizationGrad(self._axis, self._bshape, self._m, self.x_hat,
-                                   self.inv_std)
+        f = BatchNormalizationGrad(
+            self._axis, self._bshape, self._m, self.x_hat, self.inv_std
+        )
         return f.apply((x, gamma, grad_outputs[0]))
 
 
@@ -156,8 +176,14 @@ class BatchNormalizationGrad(FunctionNode):
         gx     = gamma * inv_std * (gy - (x_hat * ggamma + gbeta) / m)
     """
 
-    def __init__(self, axis: tuple[int, ...], bshape: tuple[int, ...], m: int,
-                 x_hat: Any, inv_std: Any) -> None:
+    def __init__(
+        self,
+        axis: tuple[int, ...],
+        bshape: tuple[int, ...],
+        m: int,
+        x_hat: Any,
+        inv_std: Any,
+    ) -> None:
         self.axis = axis
         self.bshape = bshape
         self.m = m
@@ -177,29 +203,50 @@ class BatchNormalizationGrad(FunctionNode):
         self.gbeta_mean = gbeta / self.m
         self.ggamma_mean = ggamma / self.m
         scale = (gamma.astype(cdt, copy=False) * self.inv_std).reshape(bshape)
-        gx = scale * (g - self.x_hat * self.ggamma_mean.reshape(bshape)
-                      - self.gbeta_mean.reshape(bshape))
-        return (force_array(gx, x.dtype), force_array(ggamma, gamma.dtype),
-                force_array(gbeta, gamma.dtype))
+        gx = scale * (
+            g
+            - self.x_hat * self.ggamma_mean.reshape(bshape)
+            - self.gbeta_mean.reshape(bshape)
+        )
+        return (
+            force_array(gx, x.dtype),
+            force_array(ggamma, gamma.dtype),
+            force_array(gbeta, gamma.dtype),
+        )
 
     def _forward_gpu(self, x: Any, gamma: Any, gy: Any, cdt: Any) -> tuple[Any, ...]:
         # Both reductions read gy without a temporary; gx is one more pass.
         axis, bshape = self.axis, self.bshape
         gbeta = gy.sum(axis=axis, dtype=cdt)
         ggamma = cuda.reduce(
-            "T gy, C x_hat", "C ggamma", "(C)gy * x_hat", "a + b", "ggamma = a", "0",
-            "kusari_bn_ggamma")(gy, self.x_hat, axis=axis)
+            "T gy, C x_hat",
+            "C ggamma",
+            "(C)gy * x_hat",
+            "a + b",
+            "ggamma = a",
+            "0",
+            "kusari_bn_ggamma",
+        )(gy, self.x_hat, axis=axis)
         self.gbeta_mean = gbeta / self.m
         self.ggamma_mean = ggamma / self.m
         scale = gamma.astype(cdt, copy=False) * self.inv_std
         gx = cuda.elementwise(
-            "T gy, C x_hat, C scale, C ggamma_mean, C gbeta_mean", "T gx",
+            "T gy, C x_hat, C scale, C ggamma_mean, C gbeta_mean",
+            "T gx",
             "gx = (T)(scale * ((C)gy - x_hat * ggamma_mean - gbeta_mean))",
             "kusari_bn_bwd",
-        )(gy, self.x_hat, scale.reshape(bshape), self.ggamma_mean.reshape(bshape),
-          self.gbeta_mean.reshape(bshape))
-        return (gx, ggamma.astype(gamma.dtype, copy=False),
-                gbeta.astype(gamma.dtype, copy=False))
+        )(
+            gy,
+            self.x_hat,
+            scale.reshape(bshape),
+            self.ggamma_mean.reshape(bshape),
+            self.gbeta_mean.reshape(bshape),
+        )
+        return (
+            gx,
+            ggamma.astype(gamma.dtype, copy=False),
+            gbeta.astype(gamma.dtype, copy=False),
+        )
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         # Exact second-order terms. Per channel (E = mean over the m elements,
@@ -250,9 +297,17 @@ class BatchNormalizationGrad(FunctionNode):
         return g_x, as_dtype(g_gamma, g_dtype), g_gy
 
 
-def batch_normalization(x: Any, gamma: Any, beta: Any, *, eps: float = 2e-5,
-                        running_mean: Any = None, running_var: Any = None,
-                        decay: float = 0.9, axis: Any = None) -> Variable:
+def batch_normalization(
+    x: Any,
+    gamma: Any,
+    beta: Any,
+    *,
+    eps: float = 2e-5,
+    running_mean: Any = None,
+    running_var: Any = None,
+    decay: float = 0.9,
+    axis: Any = None,
+) -> Variable:
     """Batch normalization with the statistics of the given batch.
 
     ``y = gamma * (x - mean) / sqrt(var + eps) + beta``, where ``mean`` and
@@ -284,7 +339,8 @@ def batch_normalization(x: Any, gamma: Any, beta: Any, *, eps: float = 2e-5,
                [ 1.]], dtype=float32)
     """
     return BatchNormalization(eps, running_mean, running_var, decay, axis).apply(
-        (x, gamma, beta))[0]
+        (x, gamma, beta)
+    )[0]
 
 
 # -- fixed statistics ---------------------------------------------------------------
@@ -298,8 +354,12 @@ class FixedBatchNormalization(FunctionNode):
         self.axis = axis
 
     def check_type_forward(self, in_types: Any) -> None:
-        check_bn_types(in_types, ("x", "gamma", "beta", "mean", "var"), self.axis,
-                       "fixed_batch_normalization")
+        check_bn_types(
+            in_types,
+            ("x", "gamma", "beta", "mean", "var"),
+            self.axis,
+            "fixed_batch_normalization",
+        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 3, 4))
@@ -307,17 +367,17 @@ class FixedBatchNormalization(FunctionNode):
         xp = backend.get_array_module(x)
         axis = compute_axis(x.ndim, gamma.ndim, self.axis, "fixed_batch_normalization")
         bshape = bcast_shape(x.shape, axis)
-        cdt = stat_dtype(x.dtype)
+        cdt = stat_dtype(x.dtype, gamma.dtype)
         inv_std = 1 / xp.sqrt(var.astype(cdt, copy=False) + cdt.type(self.eps))
         scale = gamma.astype(cdt, copy=False) * inv_std
         shift = beta.astype(cdt, copy=False) - mean.astype(cdt, copy=False) * scale
         y = x.astype(cdt, copy=False) * scale.reshape(bshape) + shift.reshape(bshape)
         self._axis, self._bshape = axis, bshape
-        return force_array(y, x.dtype),
+        return (force_array(y, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, gamma, mean, var = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         # Computed in the parameters' dtype (x's may differ, e.g. float16).
         x_dtype = x.dtype
         x = as_dtype(x, gamma.dtype)
@@ -344,8 +404,15 @@ class FixedBatchNormalization(FunctionNode):
         return tuple(ret)
 
 
-def fixed_batch_normalization(x: Any, gamma: Any, beta: Any, mean: Any, var: Any,
-                              eps: float = 2e-5, axis: Any = None) -> Variable:
+def fixed_batch_normalization(
+    x: Any,
+    gamma: Any,
+    beta: Any,
+    mean: Any,
+    var: Any,
+    eps: float = 2e-5,
+    axis: Any = None,
+) -> Variable:
     """Batch normalization with given statistics (inference mode).
 
     ``y = gamma * (x - mean) / sqrt(var + eps) + beta``; every input is

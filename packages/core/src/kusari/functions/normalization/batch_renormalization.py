@@ -29,9 +29,16 @@ class BatchRenormalization(FunctionNode):
     of the backward pass.
     """
 
-    def __init__(self, rmax: float, dmax: float, eps: float = 2e-5,
-                 running_mean: Any = None, running_var: Any = None,
-                 decay: float = 0.9, update_statistics: bool = False) -> None:
+    def __init__(
+        self,
+        rmax: float,
+        dmax: float,
+        eps: float = 2e-5,
+        running_mean: Any = None,
+        running_var: Any = None,
+        decay: float = 0.9,
+        update_statistics: bool = False,
+    ) -> None:
         self.rmax = rmax
         self.dmax = dmax
         self.eps = eps
@@ -50,7 +57,7 @@ class BatchRenormalization(FunctionNode):
         axis = compute_axis(x.ndim, gamma.ndim, None, "batch_renormalization")
         bshape = bcast_shape(x.shape, axis)
         m = x.size // max(gamma.size, 1)
-        cdt = stat_dtype(x.dtype)
+        cdt = stat_dtype(x.dtype, gamma.dtype)
         xc = x.astype(cdt, copy=False)
         mean = xc.mean(axis=axis)
         xm = xc - mean.reshape(bshape)
@@ -64,32 +71,42 @@ class BatchRenormalization(FunctionNode):
         d = d.astype(cdt, copy=False)
         inv_std = 1 / std
         x_hat = xm * inv_std.reshape(bshape)
-        y = (x_hat * r.reshape(bshape) + d.reshape(bshape)) \
-            * gamma.astype(cdt, copy=False).reshape(bshape) \
-            + beta.astype(cdt, copy=False).reshape(bshape)
+        y = (x_hat * r.reshape(bshape) + d.reshape(bshape)) * gamma.astype(
+            cdt, copy=False
+        ).reshape(bshape) + beta.astype(cdt, copy=False).reshape(bshape)
         if self.update_statistics:
-            update_running(self.running_mean, self.running_var, mean, var,
-                           self.decay, m)
+            update_running(
+                self.running_mean, self.running_var, mean, var, self.decay, m
+            )
         self.r, self.d = r, d
         self._axis, self._bshape, self._m = axis, bshape, m
         self.x_hat, self.inv_std = x_hat, inv_std
-        return force_array(y, x.dtype),
+        return (force_array(y, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, gamma = self.get_retained_inputs()
         r = self.r.astype(gamma.dtype, copy=False)
         d = self.d.astype(gamma.dtype, copy=False)
         # Batch normalization's gradient with gamma * r as the scale.
-        f = BatchNormalizationGrad(self._axis, self._bshape, self._m, self.x_hat,
-                                   self.inv_std)
+        f = BatchNormalizationGrad(
+            self._axis, self._bshape, self._m, self.x_hat, self.inv_std
+        )
         gx, g_xhat, gbeta = f.apply((x, gamma * r, grad_outputs[0]))
         return gx, g_xhat * r + gbeta * d, gbeta
 
 
-def batch_renormalization(x: Any, gamma: Any, beta: Any, rmax: float, dmax: float,
-                          eps: float = 2e-5, running_mean: Any = None,
-                          running_var: Any = None, decay: float = 0.9,
-                          update_statistics: bool = False) -> Variable:
+def batch_renormalization(
+    x: Any,
+    gamma: Any,
+    beta: Any,
+    rmax: float,
+    dmax: float,
+    eps: float = 2e-5,
+    running_mean: Any = None,
+    running_var: Any = None,
+    decay: float = 0.9,
+    update_statistics: bool = False,
+) -> Variable:
     """Batch renormalization.
 
     Normalizes with the batch's statistics, then corrects towards the running
@@ -130,15 +147,21 @@ def batch_renormalization(x: Any, gamma: Any, beta: Any, rmax: float, dmax: floa
     if not config.train:
         raise RuntimeError(
             "batch_renormalization runs in training mode only (config.train is "
-            "False); use fixed_batch_normalization with the running statistics")
-    return BatchRenormalization(rmax, dmax, eps, running_mean, running_var, decay,
-                                update_statistics).apply((x, gamma, beta))[0]
+            "False); use fixed_batch_normalization with the running statistics"
+        )
+    return BatchRenormalization(
+        rmax, dmax, eps, running_mean, running_var, decay, update_statistics
+    ).apply((x, gamma, beta))[0]
 
 
-def fixed_batch_renormalization(x: Any, gamma: Any, beta: Any, mean: Any, var: Any,
-                                eps: float = 2e-5) -> Variable:
+def fixed_batch_renormalization(
+    x: Any, gamma: Any, beta: Any, mean: Any, var: Any, eps: float = 2e-5
+) -> Variable:
     """Deprecated alias of :func:`fixed_batch_normalization` (warns)."""
-    warnings.warn("fixed_batch_renormalization is deprecated; use "
-                  "fixed_batch_normalization instead.", DeprecationWarning,
-                  stacklevel=2)
+    warnings.warn(
+        "fixed_batch_renormalization is deprecated; use "
+        "fixed_batch_normalization instead.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return fixed_batch_normalization(x, gamma, beta, mean, var, eps)
