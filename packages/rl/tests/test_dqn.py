@@ -217,11 +217,11 @@ def test_bad_arguments():
             explorers.Greedy(),
             target_update_method="polyak",
         )
-    with pytest.raises(ValueError, match="recurrent"):
+    with pytest.raises(TypeError, match="StatelessRecurrent"):
         agents.DQN(
             q,
             sgd(q),
-            replay_buffers.ReplayBuffer(),
+            replay_buffers.EpisodicReplayBuffer(),
             GAMMA,
             explorers.Greedy(),
             recurrent=True,

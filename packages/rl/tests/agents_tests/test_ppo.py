@@ -117,7 +117,7 @@ def test_changing_the_number_of_envs_mid_rollout_is_refused():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="recurrent=True is not supported"):
+    with pytest.raises(TypeError, match="recurrent=True needs a model implementing"):
         _agent(recurrent=True)
     with pytest.raises(ValueError, match="minibatch_size must be a positive int"):
         _agent(minibatch_size=0)

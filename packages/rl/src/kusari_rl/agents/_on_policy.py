@@ -23,6 +23,10 @@ import numpy
 
 import kusari
 from kusari import backend
+from kusari_rl.agents._recurrent import (
+    batch_reset_recurrent_states_when_episodes_end,
+    unwrap_recurrent_state,
+)
 
 __all__ = ["OnPolicyActingMixin", "Rollout", "compute_gae", "explained_variance"]
 
@@ -104,6 +108,8 @@ class Rollout:
         self.ends: list[numpy.ndarray] = []
         # V(s') where the episode ended at this step (0 elsewhere).
         self.end_values: list[numpy.ndarray] = []
+        # Recurrent models only: the batched hidden state before each step.
+        self.recurrent_states: list[Any] = []
         self.n_envs: int | None = None
 
     @property
@@ -132,6 +138,7 @@ class Rollout:
             "rewards": numpy.stack(self.rewards),
             "terminals": numpy.stack(self.terminals),
             "ends": ends,
+            "recurrent_states": self.recurrent_states,
         }
 
 
@@ -148,7 +155,17 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
     ``phi``, ``batch_states``, ``obs_normalizer``, ``xp`` and
     ``act_deterministically``. Learning happens once the rollout holds
     ``update_interval`` transitions.
+
+    With ``recurrent`` true, ``model(states, recurrent_state)`` returns
+    ``((distribution, values), new_state)`` (a
+    :class:`~kusari_rl.links.StatelessRecurrent`); the hidden states of the
+    training and evaluation environments are carried across steps, reset
+    per environment when its episode ends, and the state before every
+    collected step is kept in the rollout.
     """
+
+    recurrent: bool = False
+    model: Any
 
     phi: Callable[[Any], Any] | None
     batch_states: Callable[..., Any]
@@ -165,7 +182,9 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
 
     def _init_acting(self) -> None:
         self._rollout = Rollout()
-        self._pending: tuple[Any, Any, numpy.ndarray, numpy.ndarray] | None = None
+        self._pending: tuple[Any, Any, numpy.ndarray, numpy.ndarray, Any] | None = None
+        self.train_recurrent_states: Any = None
+        self.test_recurrent_states: Any = None
 
     # ---- hooks ----------------------------------------------------------
 
@@ -186,6 +205,30 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
     def _batch(self, batch_obs: Sequence[Any]) -> Any:
         return self.batch_states(batch_obs, self.xp, self.phi)
 
+    def _evaluate_step(self, states: Any, train: bool) -> tuple[Any, Any]:
+        """:meth:`_evaluate`, advancing a recurrent model's hidden state."""
+        if not self.recurrent:
+            return self._evaluate(states)
+        key = "train_recurrent_states" if train else "test_recurrent_states"
+        (distrib, values), rs = self.model(states, getattr(self, key))
+        setattr(self, key, unwrap_recurrent_state(rs))
+        return distrib, values.array.reshape(-1)
+
+    def _values_now(self, batch_obs: Sequence[Any], idx: Any = None) -> numpy.ndarray:
+        """``V`` of (the entries ``idx`` of) ``batch_obs``, continuing the
+        training hidden states without advancing them."""
+        if idx is not None:
+            batch_obs = [batch_obs[int(i)] for i in idx]
+        states = self._normalize(self._batch(batch_obs))
+        if not self.recurrent:
+            return self._value_array(states)
+        rs = self.train_recurrent_states
+        if idx is not None and rs is not None:
+            rs = self.model.get_recurrent_state_at(rs, numpy.asarray(idx), True)
+        with kusari.using_config("train", False), kusari.no_backprop_mode():
+            (_, values), _ = self.model(states, rs)
+        return _to_numpy(values.array).reshape(-1)
+
     def _normalize(self, states: Any) -> Any:
         if self.obs_normalizer is None:
             return states
@@ -199,8 +242,9 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
                 "on-policy agents store one array per observation, so make phi "
                 "return a single (e.g. concatenated) array"
             )
+        rs_before = self.train_recurrent_states
         with kusari.using_config("train", False), kusari.no_backprop_mode():
-            distrib, values = self._evaluate(self._normalize(states))
+            distrib, values = self._evaluate_step(self._normalize(states), train=True)
             action, log_prob, entropy = distrib.sample_arrays(
                 self.entropy_record is not None
             )
@@ -209,13 +253,13 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
         values_np = _to_numpy(values)
         if self.value_record is not None:
             self.value_record.extend(values_np.tolist())
-        self._pending = (states, action, _to_numpy(log_prob), values_np)
+        self._pending = (states, action, _to_numpy(log_prob), values_np, rs_before)
         return _to_numpy(action)
 
     def _act_eval(self, batch_obs: Sequence[Any]) -> Any:
         states = self._normalize(self._batch(batch_obs))
         with kusari.using_config("train", False), kusari.no_backprop_mode():
-            distrib, _ = self._evaluate(states)
+            distrib, _ = self._evaluate_step(states, train=False)
             if self.act_deterministically:
                 action = distrib.most_probable.array
             else:
@@ -231,7 +275,7 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
     ) -> None:
         if self._pending is None:
             return
-        states, action, log_prob, values = self._pending
+        states, action, log_prob, values, rs_before = self._pending
         self._pending = None
         n = len(values)
         roll = self._rollout
@@ -251,9 +295,7 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
         cut = ends & ~terminals
         if cut.any():
             idx = numpy.flatnonzero(cut)
-            end_values[idx] = self._value_array(
-                self._normalize(self._batch([batch_obs[int(i)] for i in idx]))
-            )
+            end_values[idx] = self._values_now(batch_obs, idx)
         roll.states.append(states)
         roll.actions.append(action)
         roll.log_probs.append(log_prob)
@@ -262,11 +304,19 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
         roll.terminals.append(terminals)
         roll.ends.append(ends)
         roll.end_values.append(end_values)
+        if self.recurrent:
+            roll.recurrent_states.append(rs_before)
         if len(roll) >= self.update_interval:
-            last = self._value_array(self._normalize(self._batch(batch_obs)))
+            last = self._values_now(batch_obs)
             data = roll.assemble(last)
             roll.clear()
             self._update_from_rollout(data)
+        if self.recurrent:
+            self.train_recurrent_states = (
+                batch_reset_recurrent_states_when_episodes_end(
+                    self.model, terminals, ends, self.train_recurrent_states
+                )
+            )
 
     # ---- ChainerRL's convention ----------------------------------------
 
@@ -306,6 +356,8 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
     def observe(self, obs: Any, reward: float, done: bool, reset: bool) -> None:
         if self._learning_act():
             self._observe_train([obs], [reward], [done], [done or reset])
+        elif done or reset:
+            self.test_recurrent_states = None
 
     def batch_act(self, batch_obs: Sequence[Any]) -> Any:
         if self._learning_act():
@@ -322,3 +374,7 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
         if self._learning_act():
             ends = numpy.logical_or(batch_done, batch_reset)
             self._observe_train(batch_obs, batch_reward, batch_done, ends)
+        elif self.recurrent:
+            self.test_recurrent_states = batch_reset_recurrent_states_when_episodes_end(
+                self.model, batch_done, batch_reset, self.test_recurrent_states
+            )

@@ -26,7 +26,7 @@ class CategoricalDoubleDQN(CategoricalDQN):
         self, exp_batch: dict[str, Any], target_next_qout: Any
     ) -> Any:
         with kusari.using_config("train", False):
-            next_qout = self.model(exp_batch["next_state"])
+            next_qout = self._forward(self.model, exp_batch, "next_state")
         return target_next_qout.evaluate_actions_as_distribution(
             next_qout.greedy_actions.array
         ).array

@@ -96,7 +96,7 @@ class CategoricalDQN(DQN):
         return target_next_qout.max_as_distribution.array
 
     def _compute_target_values(self, exp_batch: dict[str, Any]) -> Any:
-        target_next_qout = self.target_model(exp_batch["next_state"])
+        target_next_qout = self._forward(self.target_model, exp_batch, "next_state")
         next_probs = self._target_distribution(exp_batch, target_next_qout)
         z = target_next_qout.z_values
         not_terminal = (1.0 - exp_batch["is_state_terminal"])[:, None]
@@ -107,7 +107,7 @@ class CategoricalDQN(DQN):
         return apply_categorical_projection(tz.astype(np.float32), next_probs, z)
 
     def _compute_y_and_t(self, exp_batch: dict[str, Any]) -> tuple[Any, Any]:
-        qout = self.model(exp_batch["state"])
+        qout = self._forward(self.model, exp_batch, "state")
         batch_q = qout.evaluate_actions_as_distribution(exp_batch["action"])
         with kusari.no_backprop_mode():
             target = self._compute_target_values(exp_batch)

@@ -18,10 +18,9 @@ class DoubleDQN(DQN):
     """
 
     def _compute_target_values(self, exp_batch: dict[str, Any]) -> Any:
-        next_state = exp_batch["next_state"]
         with kusari.using_config("train", False):
-            next_qout = self.model(next_state)
-        target_next_qout = self.target_model(next_state)
+            next_qout = self._forward(self.model, exp_batch, "next_state")
+        target_next_qout = self._forward(self.target_model, exp_batch, "next_state")
         next_q_max = target_next_qout.evaluate_actions(next_qout.greedy_actions)
         return (
             exp_batch["reward"]

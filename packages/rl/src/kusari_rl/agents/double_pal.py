@@ -16,5 +16,5 @@ class DoublePAL(PAL):
 
     def _next_q_max(self, exp_batch: dict[str, Any], target_next_qout: Any) -> Any:
         with kusari.using_config("train", False):
-            next_qout = self.model(exp_batch["next_state"])
+            next_qout = self._forward(self.model, exp_batch, "next_state")
         return target_next_qout.evaluate_actions(next_qout.greedy_actions)

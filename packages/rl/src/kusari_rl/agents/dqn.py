@@ -20,6 +20,8 @@ import numpy as np
 import kusari
 import kusari.functions as F
 from kusari_rl.agent import AttributeSavingMixin, BatchAgent
+from kusari_rl.agents._dqn_recurrent import RecurrentQMixin
+from kusari_rl.agents._recurrent import check_recurrent_model
 from kusari_rl.agents._value_losses import (
     clip_grad_norm,
     compute_value_loss,
@@ -36,6 +38,7 @@ from kusari_rl.misc.batch_states import batch_states as default_batch_states
 from kusari_rl.misc.copy_param import copy_param, soft_copy_param
 from kusari_rl.q_functions.state_q_functions import FCQuadraticStateQFunction
 from kusari_rl.replay_buffer import (
+    AbstractEpisodicReplayBuffer,
     AbstractReplayBuffer,
     ReplayUpdater,
     batch_experiences,
@@ -56,7 +59,7 @@ def _identity(x: Any) -> Any:
     return x
 
 
-class DQN(AttributeSavingMixin, BatchAgent):
+class DQN(RecurrentQMixin, AttributeSavingMixin, BatchAgent):
     """Deep Q-Network.
 
     Args:
@@ -79,10 +82,18 @@ class DQN(AttributeSavingMixin, BatchAgent):
         n_times_update: Updates per update step.
         average_q_decay, average_loss_decay: Decay of the logged averages.
         batch_accumulator: ``'mean'`` or ``'sum'`` over the minibatch.
-        episodic_update_len: Only used with recurrent models (unsupported).
+        episodic_update_len: With ``recurrent``, the length of the sequences
+            sampled for an update (None: whole episodes).
         logger: Logger.
         batch_states: Function turning observations into a batch.
-        recurrent: Recurrent Q-functions are not supported (must be False).
+        recurrent: The Q-function implements
+            :class:`~kusari_rl.links.StatelessRecurrent` (e.g. a
+            :class:`~kusari_rl.links.StatelessRecurrentSequential` holding an
+            ``NStepLSTM``): hidden states are carried across steps (one per
+            environment, reset when its episode ends), stored with the
+            transitions, and the update replays ``minibatch_size`` sequences
+            sampled from an episodic replay buffer, starting each from its
+            stored state.
         max_grad_norm: Clip the global gradient norm to this (None: no clip).
 
     Example:
@@ -111,6 +122,9 @@ class DQN(AttributeSavingMixin, BatchAgent):
         "batch_last_action",
         "_pending_reward",
         "_driven_by_and_train",
+        "train_recurrent_states",
+        "train_prev_recurrent_states",
+        "test_recurrent_states",
     )
 
     def __init__(
@@ -141,10 +155,13 @@ class DQN(AttributeSavingMixin, BatchAgent):
     ) -> None:
         name = type(self).__name__
         if recurrent:
-            raise ValueError(
-                f"{name}: recurrent Q-functions are not supported by kusari_rl; "
-                "stack frames in the observation instead"
-            )
+            check_recurrent_model(name, q_function, "q_function")
+            if not isinstance(replay_buffer, AbstractEpisodicReplayBuffer):
+                raise TypeError(
+                    f"{name}: recurrent=True samples sequences, so it needs an "
+                    "episodic replay buffer (replay_buffers.EpisodicReplayBuffer), "
+                    f"got {type(replay_buffer).__name__}"
+                )
         if target_update_method not in ("hard", "soft"):
             raise ValueError(
                 f"{name}: target_update_method must be 'hard' or 'soft', got "
@@ -189,14 +206,14 @@ class DQN(AttributeSavingMixin, BatchAgent):
         self.batch_accumulator = batch_accumulator
         self.logger = logger or logging.getLogger(__name__)
         self.batch_states = batch_states
-        self.recurrent = False
+        self.recurrent = recurrent
         self.max_grad_norm = max_grad_norm
         self.minibatch_size = minibatch_size
         self.replay_updater = ReplayUpdater(
             replay_buffer=replay_buffer,
-            update_func=self.update,
+            update_func=self.update_from_episodes if recurrent else self.update,
             batchsize=minibatch_size,
-            episodic_update=False,
+            episodic_update=recurrent,
             episodic_update_len=episodic_update_len,
             n_times_update=n_times_update,
             replay_start_size=replay_start_size,
@@ -212,6 +229,12 @@ class DQN(AttributeSavingMixin, BatchAgent):
         self.average_loss = 0.0
         self.average_loss_decay = average_loss_decay
         self._pass_action_value = not isinstance(explorer, _AV_FREE_EXPLORERS)
+        # Hidden states of a recurrent model (arrays; None: initial state).
+        # ``train_prev_recurrent_states`` is the state before the last
+        # training observation: the one stored with its transition.
+        self.train_recurrent_states: Any = None
+        self.train_prev_recurrent_states: Any = None
+        self.test_recurrent_states: Any = None
         self.target_model: Any = None
         self.sync_target_network()
         self.target_q_function = self.target_model  # ChainerRL's alias
@@ -259,7 +282,7 @@ class DQN(AttributeSavingMixin, BatchAgent):
         self.optimizer.update()
 
     def _compute_target_values(self, exp_batch: dict[str, Any]) -> Any:
-        target_next_qout = self.target_model(exp_batch["next_state"])
+        target_next_qout = self._forward(self.target_model, exp_batch, "next_state")
         q = getattr(target_next_qout, "q_values", None)
         if q is not None:
             next_q_max = q.array.max(axis=1)
@@ -274,7 +297,7 @@ class DQN(AttributeSavingMixin, BatchAgent):
 
     def _compute_y_and_t(self, exp_batch: dict[str, Any]) -> tuple[Any, Any]:
         batch_size = exp_batch["reward"].shape[0]
-        qout = self.model(exp_batch["state"])
+        qout = self._forward(self.model, exp_batch, "state")
         batch_q = F.reshape(qout.evaluate_actions(exp_batch["action"]), (batch_size, 1))
         with kusari.no_backprop_mode():
             batch_q_target = self._compute_target_values(exp_batch)
@@ -305,10 +328,6 @@ class DQN(AttributeSavingMixin, BatchAgent):
 
     # ---- acting ------------------------------------------------------------
 
-    def _evaluate_model(self, batch_obs: Sequence[Any]) -> Any:
-        with kusari.using_config("train", False), kusari.no_backprop_mode():
-            return self.model(self.batch_states(batch_obs, self.device, self.phi))
-
     def _greedy(self, batch_av: Any) -> tuple[np.ndarray, np.ndarray]:
         cpu = kusari.backend.CpuDevice()
         q = getattr(batch_av, "q_values", None)
@@ -333,7 +352,9 @@ class DQN(AttributeSavingMixin, BatchAgent):
         return greedy[0]
 
     def act_and_train(self, obs: Any, reward: float) -> Any:
-        av = self._evaluate_model([obs])
+        # Taken before the model advances past ``obs``.
+        stored_rs = self._stored_recurrent_states(0)
+        av = self._evaluate_model([obs], train=True)
         greedy, maxq = self._greedy(av)
         self._update_average_q(float(maxq[0]))
         greedy_action = greedy[0]
@@ -353,6 +374,7 @@ class DQN(AttributeSavingMixin, BatchAgent):
                 next_state=obs,
                 next_action=action,
                 is_state_terminal=False,
+                **stored_rs,
             )
         self.last_state = obs
         self.last_action = action
@@ -374,18 +396,22 @@ class DQN(AttributeSavingMixin, BatchAgent):
             next_state=obs,
             next_action=self.last_action,
             is_state_terminal=bool(done),
+            **self._stored_recurrent_states(0),
         )
         self._end_training_episode()
 
     def _end_training_episode(self) -> None:
         self.last_state = None
         self.last_action = None
+        self.train_recurrent_states = None
+        self.train_prev_recurrent_states = None
         self.replay_buffer.stop_current_episode()
 
     def stop_episode(self) -> None:
-        # Inside eval_mode() an evaluation episode ends: a feed-forward agent
-        # keeps nothing per episode, and the training episode in progress
-        # (possibly interrupted by this evaluation) must survive.
+        # Inside eval_mode() an evaluation episode ends: only the evaluation
+        # hidden state goes, and the training episode in progress (possibly
+        # interrupted by this evaluation) must survive.
+        self.test_recurrent_states = None
         if self.training:
             self._end_training_episode()
 
@@ -396,7 +422,7 @@ class DQN(AttributeSavingMixin, BatchAgent):
         return greedy
 
     def batch_act_and_train(self, batch_obs: Sequence[Any]) -> Any:
-        av = self._evaluate_model(batch_obs)
+        av = self._evaluate_model(batch_obs, train=True)
         greedy, maxq = self._greedy(av)
         self._update_average_q(float(maxq.mean()))
         n = len(batch_obs)
@@ -420,8 +446,8 @@ class DQN(AttributeSavingMixin, BatchAgent):
         batch_done: Sequence[bool],
         batch_reset: Sequence[bool],
     ) -> None:
-        # Evaluation keeps no per-episode state in a feed-forward DQN.
-        return None
+        # Evaluation keeps no per-episode state but a recurrent model's.
+        self._reset_ended_recurrent_states(batch_done, batch_reset, train=False)
 
     def batch_observe_and_train(
         self,
@@ -444,11 +470,13 @@ class DQN(AttributeSavingMixin, BatchAgent):
                     next_action=None,
                     is_state_terminal=done,
                     env_id=i,
+                    **self._stored_recurrent_states(i),
                 )
                 if done or batch_reset[i]:
                     self.batch_last_obs[i] = None
                     self.replay_buffer.stop_current_episode(env_id=i)
             self.replay_updater.update_if_necessary(self.t)
+        self._reset_ended_recurrent_states(batch_done, batch_reset, train=True)
 
     def get_statistics(self) -> list[tuple[str, Any]]:
         return [

@@ -158,15 +158,16 @@ class IQN(DQN):
     def _taus(self, batch_size: int, n: int) -> Any:
         return self.xp.random.uniform(0, 1, size=(batch_size, n)).astype(np.float32)
 
-    def _evaluate_model(self, batch_obs: Any) -> Any:
+    def _evaluate_model(self, batch_obs: Any, train: bool = False) -> Any:
+        # The model gives a function of the quantile fractions; acting
+        # averages the values over K of them.
+        tau2av = super()._evaluate_model(batch_obs, train)
         with kusari.using_config("train", False), kusari.no_backprop_mode():
-            tau2av = self.model(self.batch_states(batch_obs, self.device, self.phi))
             return tau2av(self._taus(len(batch_obs), self.quantile_thresholds_K))
 
     def _compute_target_values(self, exp_batch: dict[str, Any]) -> Any:
-        next_state = exp_batch["next_state"]
         batch_size = exp_batch["reward"].shape[0]
-        tau2av = self.target_model(next_state)
+        tau2av = self._forward(self.target_model, exp_batch, "next_state")
         greedy = tau2av(
             self._taus(batch_size, self.quantile_thresholds_K)
         ).greedy_actions
@@ -185,7 +186,7 @@ class IQN(DQN):
         batch_size = exp_batch["reward"].shape[0]
         n, n_prime = self.quantile_thresholds_N, self.quantile_thresholds_N_prime
         taus = self._taus(batch_size, n)
-        av = self.model(exp_batch["state"])(taus)
+        av = self._forward(self.model, exp_batch, "state")(taus)
         y = av.evaluate_actions_as_quantiles(exp_batch["action"])  # (B, N)
         with kusari.no_backprop_mode():
             t = self._compute_target_values(exp_batch)  # (B, N')

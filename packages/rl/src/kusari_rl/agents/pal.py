@@ -32,11 +32,11 @@ class PAL(DQN):
     def _compute_y_and_t(self, exp_batch: dict[str, Any]) -> tuple[Any, Any]:
         batch_size = exp_batch["reward"].shape[0]
         actions = exp_batch["action"]
-        qout = self.model(exp_batch["state"])
+        qout = self._forward(self.model, exp_batch, "state")
         batch_q = F.reshape(qout.evaluate_actions(actions), (batch_size, 1))
         with kusari.no_backprop_mode():
-            target_qout = self.target_model(exp_batch["state"])
-            target_next_qout = self.target_model(exp_batch["next_state"])
+            target_qout = self._forward(self.target_model, exp_batch, "state")
+            target_next_qout = self._forward(self.target_model, exp_batch, "next_state")
             next_q_max = F.reshape(
                 self._next_q_max(exp_batch, target_next_qout), (batch_size,)
             ).array

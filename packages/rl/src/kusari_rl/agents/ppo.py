@@ -19,6 +19,11 @@ from kusari_rl.agents._on_policy import (
     compute_gae,
     explained_variance,
 )
+from kusari_rl.agents._recurrent import (
+    check_recurrent_model,
+    rollout_sequences,
+    sequence_minibatches,
+)
 from kusari_rl.misc.batch_states import batch_states as default_batch_states
 
 __all__ = ["PPO"]
@@ -67,8 +72,17 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         clip_eps_vf: Clipping range of the value update (None: no clipping).
         standardize_advantages: Standardise advantages over each batch.
         batch_states: Function making a batch from observations.
-        recurrent: Recurrent models are not supported (must be False).
-        max_recurrent_sequence_len: Unused (recurrent models only).
+        recurrent: ``model`` implements
+            :class:`~kusari_rl.links.StatelessRecurrent` and returns
+            ``((distribution, values), new_state)`` (e.g. a
+            :class:`~kusari_rl.links.StatelessRecurrentSequential` ending in a
+            :class:`~kusari_rl.links.Branched` policy and value head). Hidden
+            states are carried across steps and reset per environment at
+            episode ends; updates run the model over the collected
+            sequences from the states stored while acting, ``minibatch_size``
+            steps per minibatch.
+        max_recurrent_sequence_len: With ``recurrent``, the longest sequence
+            a rollout is cut into for an update (None: whole episode pieces).
         act_deterministically: ``act`` in evaluation picks the most probable
             action instead of sampling.
         value_stats_window: Window of the ``average_value`` statistic.
@@ -119,9 +133,11 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         policy_loss_stats_window: int = 100,
     ) -> None:
         if recurrent:
+            check_recurrent_model("PPO", model)
+        if max_recurrent_sequence_len is not None and max_recurrent_sequence_len <= 0:
             raise ValueError(
-                "PPO: recurrent=True is not supported by kusari-rl; use a "
-                "feed-forward model (stack frames in phi for partial observability)"
+                "PPO: max_recurrent_sequence_len must be positive or None, got "
+                f"{max_recurrent_sequence_len!r}"
             )
         for name, value in (
             ("update_interval", update_interval),
@@ -209,6 +225,12 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         log_probs_old = xp.asarray(data["log_probs"].astype(numpy.float32))
         vs_pred_old = xp.asarray(vs_pred[:, None])
         vs_teacher_d = xp.asarray(vs_teacher[:, None])
+        if self.recurrent:
+            self._update_recurrent(
+                data, states, advs_d, log_probs_old, vs_pred_old, vs_teacher_d
+            )
+            self.n_updates += 1
+            return
         n = len(advs)
         for _ in range(self.epochs):
             perm = numpy.random.permutation(n)
@@ -229,6 +251,53 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
                 loss.backward()
                 self.optimizer.update()
         self.n_updates += 1
+
+    def _update_recurrent(
+        self,
+        data: dict[str, Any],
+        states: Any,
+        advs: Any,
+        log_probs_old: Any,
+        vs_pred_old: Any,
+        vs_teacher: Any,
+    ) -> None:
+        """Epochs of minibatch updates over the rollout's sequences.
+
+        Row ``t * n_envs + e`` of the flat arrays is step ``t`` of env ``e``;
+        every sequence restarts from the hidden state stored for its first
+        step while acting.
+        """
+        xp = self.xp
+        n_envs = data["rewards"].shape[1]
+        stored = data["recurrent_states"]
+        seqs = rollout_sequences(data["ends"], self.max_recurrent_sequence_len)
+        model = self.model
+        for _ in range(self.epochs):
+            for batch in sequence_minibatches(seqs, self.minibatch_size, numpy.random):
+                rows = [numpy.arange(t0, t1) * n_envs + e for e, t0, t1 in batch]
+                flat = xp.asarray(numpy.concatenate(rows))
+                init = model.concatenate_recurrent_states(
+                    [
+                        model.get_recurrent_state_at(stored[t0], e, True)
+                        if stored[t0] is not None
+                        else None
+                        for e, t0, _ in batch
+                    ]
+                )
+                seq_states = [states[xp.asarray(r)] for r in rows]
+                (distribs, vs), _ = model.n_step_forward(seq_states, init, "concat")
+                loss = self._lossfun(
+                    distribs.entropy,
+                    vs,
+                    distribs.log_prob(data["actions"][flat]),
+                    vs_pred_old=vs_pred_old[flat],
+                    log_probs_old=log_probs_old[flat],
+                    advs=advs[flat],
+                    vs_teacher=vs_teacher[flat],
+                )
+                model.cleargrads()
+                loss.backward()
+                self.optimizer.update()
 
     def _lossfun(
         self,
@@ -265,7 +334,9 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         )
 
     def stop_episode(self) -> None:
-        """Nothing to reset: the rollout survives evaluation episodes."""
+        """End an evaluation episode: only a recurrent model's evaluation
+        state is reset; the rollout survives evaluation episodes."""
+        self.test_recurrent_states = None
 
     def get_statistics(self) -> list[tuple[str, Any]]:
         return [

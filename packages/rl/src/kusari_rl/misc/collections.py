@@ -97,11 +97,37 @@ class RandomAccessQueue:
                 f"RandomAccessQueue.sample: asked for {k} items, only {n} stored"
             )
         data = self._data
-        if self.maxlen is None:
-            off = self._start
-            return [data[off + i] for i in random.sample(range(n), k)]
+        return [data[i] for i in self._sample_slots(k)]
+
+    def _sample_slots(self, k: int) -> list[int]:
         # Every stored slot of a ring buffer is live, so sample slots directly.
-        return [data[i] for i in random.sample(range(n), k)]
+        slots = random.sample(range(len(self)), k)
+        if self.maxlen is None and self._start:
+            return [self._start + i for i in slots]
+        return slots
+
+    def sample_slots(self, k: int) -> list[int]:
+        """Like :meth:`sample`, but the storage slots of the chosen items.
+
+        Uses the random numbers :meth:`sample` would; ``slot_item(s)`` is the
+        item. Slots stay valid until the next :meth:`popleft`.
+        """
+        n = len(self)
+        if k > n:
+            raise ValueError(
+                f"RandomAccessQueue.sample_slots: asked for {k} items, only {n} stored"
+            )
+        return self._sample_slots(k)
+
+    def slot_item(self, slot: int) -> Any:
+        """The item stored in ``slot`` (see :meth:`sample_slots`)."""
+        return self._data[slot]
+
+    def next_slot(self) -> int:
+        """The slot the next :meth:`append` writes to."""
+        if self.maxlen is None or len(self._data) < self.maxlen:
+            return len(self._data)
+        return self._start
 
     def __getstate__(self) -> dict[str, Any]:
         return {"maxlen": self.maxlen, "items": list(self)}

@@ -6,9 +6,12 @@ import collections
 import pickle
 from typing import Any
 
+import numpy as np
+
 from kusari.utils.atomic import atomic_write
 from kusari_rl.misc.collections import RandomAccessQueue
 from kusari_rl.replay_buffer import AbstractReplayBuffer
+from kusari_rl.replay_buffers._columns import ColumnStore, SampledExperiences
 
 __all__ = ["ReplayBuffer"]
 
@@ -21,6 +24,12 @@ class ReplayBuffer(AbstractReplayBuffer):
     Each stored experience is a list of up to ``num_steps`` consecutive
     transitions of one environment, so sampling it gives an n-step return
     directly. Episodes of several environments (``env_id``) interleave safely.
+
+    With ``num_steps=1`` the buffer also keeps array copies of the
+    transitions' fields (while they are NumPy arrays and scalars of fixed
+    types and their total stays modest), from which
+    :func:`~kusari_rl.replay_buffer.batch_experiences` gathers a sampled
+    minibatch without visiting each transition.
 
     Args:
         capacity: Maximum number of experiences (None: unbounded).
@@ -45,6 +54,22 @@ class ReplayBuffer(AbstractReplayBuffer):
         self.num_steps = num_steps
         self.memory = RandomAccessQueue(maxlen=capacity)
         self.last_n_transitions: dict[int, collections.deque] = {}
+        self._columns = self._new_columns()
+
+    def _new_columns(self) -> ColumnStore | None:
+        # Only the plain one-step buffer: subclasses store and sample their
+        # own way.
+        if self.num_steps != 1 or type(self)._push is not ReplayBuffer._push:
+            return None
+        return ColumnStore(self.capacity)
+
+    def _rebuild_columns(self) -> None:
+        self._columns = self._new_columns()
+        if self._columns is None or not isinstance(self.memory, RandomAccessQueue):
+            return
+        for slot, experience in enumerate(self.memory._data):
+            if experience:
+                self._columns.write(slot, experience[0])
 
     def _window(self, env_id: int) -> collections.deque:
         window = self.last_n_transitions.get(env_id)
@@ -54,6 +79,8 @@ class ReplayBuffer(AbstractReplayBuffer):
         return window
 
     def _push(self, experience: list[dict[str, Any]]) -> None:
+        if self._columns is not None and len(experience) == 1:
+            self._columns.write(self.memory.next_slot(), experience[0])
         self.memory.append(experience)
 
     def append(
@@ -106,7 +133,15 @@ class ReplayBuffer(AbstractReplayBuffer):
                 f"{type(self).__name__}.sample: asked for {num_experiences} "
                 f"experiences, only {len(self)} stored"
             )
-        return self.memory.sample(num_experiences)
+        columns = self._columns
+        if columns is None or columns.broken:
+            return self.memory.sample(num_experiences)
+        slots = self.memory.sample_slots(num_experiences)
+        item = self.memory.slot_item
+        sampled = SampledExperiences(item(i) for i in slots)
+        sampled.slots = np.asarray(slots, dtype=np.intp)
+        sampled.columns = columns
+        return sampled
 
     def __len__(self) -> int:
         return len(self.memory)
@@ -125,6 +160,17 @@ class ReplayBuffer(AbstractReplayBuffer):
         self.last_n_transitions = {}
         for env_id, items in state["last_n_transitions"].items():
             self._window(env_id).extend(items)
+        self._rebuild_columns()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The columns are a cache keyed by object ids: rebuilt, not pickled.
+        state = self.__dict__.copy()
+        state["_columns"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._rebuild_columns()
 
     def save(self, filename: str) -> None:
         """Pickle the buffer (including unfinished episodes) atomically."""
@@ -140,6 +186,7 @@ class ReplayBuffer(AbstractReplayBuffer):
             if isinstance(state, (list, collections.deque, RandomAccessQueue)):
                 self.memory = RandomAccessQueue(state, maxlen=self.capacity)
                 self.last_n_transitions = {}
+                self._rebuild_columns()
                 return
             raise ValueError(
                 f"{type(self).__name__}.load: {filename} is not a replay buffer"
