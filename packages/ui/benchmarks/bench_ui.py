@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         db = args.db or f"sqlite:///{work / 'bench.sqlite'}"
         if args.db is None and (work / "bench.sqlite").exists():
             (work / "bench.sqlite").unlink()
-        app = create_app({"DATABASE_URL": db})
+        app = create_app({"DATABASE_URL": db, "PROJECT_ROOTS": [work]})
         client = app.test_client()
         pid = client.post("/api/v1/projects", json={"path": str(proj)}).json["project"][
             "id"

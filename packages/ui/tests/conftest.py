@@ -45,7 +45,12 @@ def project_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[Flask]:
     app = create_app(
-        {"TESTING": True, "DATABASE_URL": f"sqlite:///{tmp_path / 'ui.sqlite'}"}
+        {
+            "TESTING": True,
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'ui.sqlite'}",
+            # The API may register folders under the test's own tmp_path only.
+            "PROJECT_ROOTS": [tmp_path],
+        }
     )
     yield app
     app.extensions["kusari_ui"]["engine"].dispose()

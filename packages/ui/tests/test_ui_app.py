@@ -26,7 +26,7 @@ def test_config_overrides(app: Flask) -> None:
     assert "kusari_ui" in app.extensions
 
 
-def test_internal_errors_use_the_envelope(app: Flask, monkeypatch) -> None:
+def test_internal_errors_use_the_envelope(app: Flask, monkeypatch, tmp_path) -> None:
     import kusari_ui.api.projects as projects
 
     def boom(*_a: object, **_k: object) -> None:
@@ -35,7 +35,7 @@ def test_internal_errors_use_the_envelope(app: Flask, monkeypatch) -> None:
     monkeypatch.setattr(projects, "project_json", boom)
     app.config["TESTING"] = False  # Flask would otherwise re-raise
     app.config["PROPAGATE_EXCEPTIONS"] = False
-    r = app.test_client().post("/api/v1/projects", json={"path": "/"})
+    r = app.test_client().post("/api/v1/projects", json={"path": str(tmp_path)})
     assert r.status_code == 500
     assert r.json == {
         "error": {"type": "internal_error", "message": "internal server error"}

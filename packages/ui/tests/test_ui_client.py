@@ -61,3 +61,21 @@ def test_server_errors_raise_client_error(live_server) -> None:
         client.Run(live_server.url, "", "x")
     run = client.Run(live_server.url, "loops", "st")
     run.finish(status="bogus")  # rejected by the server: logged, not raised
+
+
+def test_client_sends_the_token(app, live_server, monkeypatch) -> None:
+    app.config["AUTH_TOKEN"] = "client-token"
+    monkeypatch.delenv(client.TOKEN_ENV, raising=False)
+    with pytest.raises(client.ClientError, match="401"):
+        client.Run(live_server.url, "locked", "r1")
+    run = client.Run(live_server.url, "locked", "r1", token="client-token")
+    run.log({"iteration": 1, "loss": 0.5})
+    monkeypatch.setenv(client.TOKEN_ENV, "client-token")
+    again = client.Run(live_server.url, "locked", "r1")  # token from the env
+    assert again.result_id == run.result_id
+    req = urllib.request.Request(
+        f"{live_server.url}/api/v1/projects/{run.project_id}/results/{run.result_id}",
+        headers={"Authorization": "Bearer client-token"},
+    )
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        assert json.loads(resp.read())["result"]["nEntries"] == 1

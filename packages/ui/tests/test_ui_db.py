@@ -26,7 +26,7 @@ def test_migrations_match_models(tmp_path: Path) -> None:
 
     engine = make_engine(f"sqlite:///{tmp_path / 'm.sqlite'}")
     upgrade(engine)
-    assert current_revision(engine) == "0002"
+    assert current_revision(engine) == "0003"
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []
@@ -154,7 +154,9 @@ def pg_url() -> Iterator[str]:
 def test_postgresql_end_to_end(pg_url: str, make_run, project_dir: Path) -> None:
     make_run("a", n=1200, args={"lr": 0.1})
     make_run("b", n=10)
-    app = create_app({"TESTING": True, "DATABASE_URL": pg_url})
+    app = create_app(
+        {"TESTING": True, "DATABASE_URL": pg_url, "PROJECT_ROOTS": [project_dir]}
+    )
     try:
         client = app.test_client()
         pid = client.post("/api/v1/projects", json={"path": str(project_dir)}).json[
@@ -171,7 +173,7 @@ def test_postgresql_end_to_end(pg_url: str, make_run, project_dir: Path) -> None
         assert [e["iteration"] for e in page["entries"]] == [1000, 1001]
         assert client.delete(f"/api/v1/projects/{pid}").status_code == 200
         engine = app.extensions["kusari_ui"]["engine"]
-        assert current_revision(engine) == "0002"
+        assert current_revision(engine) == "0003"
         upgrade_to_base(engine)
         upgrade(engine)
     finally:

@@ -13,6 +13,7 @@ from typing import Any
 from flask import Flask, Response, g
 from sqlalchemy.orm import Session
 
+from kusari_ui.access import LOOPBACK_HOSTS, apply_defaults, install_access
 from kusari_ui.crawler import CrawlState
 from kusari_ui.db import default_url, make_engine, make_session_factory, upgrade
 
@@ -28,7 +29,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             (shortest time a silent log of a run without a status file still
             counts as growing), ``COMMAND_TIMEOUT_SECONDS`` (a command not
             answered for this long is shown as timed out), ``POLL_INTERVAL_MS``
-            (page refresh).
+            (page refresh). Access (see :mod:`kusari_ui.access`):
+            ``ALLOWED_HOSTS`` (host names answered, default loopback only;
+            None turns the check off; Flask's ``TRUSTED_HOSTS`` is taken
+            over), ``AUTH_TOKEN`` (required on every request when set),
+            ``PROJECT_ROOTS`` (folders the API may register projects in;
+            default None: any folder; ``kusari-ui server`` passes its
+            ``--root`` folders, by default its working directory),
+            ``ALLOW_API_REGISTRATION`` (default True). Limits:
+            ``MAX_CONTENT_LENGTH`` (request body bytes, default 16 MiB),
+            ``MAX_ARGS_BYTES`` (a run's args as JSON, default 64 KiB),
+            ``MAX_COMMAND_BYTES`` (one command's body, default 16 KiB).
 
     Returns:
         The Flask app; its engine and session factory live in
@@ -45,9 +56,19 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         POLL_INTERVAL_MS=3000,
         MAX_LOG_PAGE=10000,
         JSON_SORT_KEYS=False,
+        ALLOWED_HOSTS=LOOPBACK_HOSTS,
+        AUTH_TOKEN=None,
+        # The CLI server passes --root (default: its directory); a WSGI
+        # setup lists its folders here. None: any folder.
+        PROJECT_ROOTS=None,
+        ALLOW_API_REGISTRATION=True,
+        MAX_CONTENT_LENGTH=16 << 20,
+        MAX_ARGS_BYTES=64 << 10,
+        MAX_COMMAND_BYTES=16 << 10,
     )
     if config:
         app.config.update(config)
+    apply_defaults(app.config)
     engine = make_engine(app.config["DATABASE_URL"])
     if app.config["AUTO_UPGRADE"]:
         upgrade(engine)
@@ -63,6 +84,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from kusari_ui.errors import register_error_handlers
     from kusari_ui.pages import bp as pages_bp
 
+    install_access(app)
     register_api(app)
     register_error_handlers(app)
     app.register_blueprint(pages_bp)

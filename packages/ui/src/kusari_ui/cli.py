@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
+import secrets
 import sys
 
 import click
 
 from kusari_ui.db import current_revision, default_url, make_engine, upgrade
+
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 
 def _is_loopback(host: str) -> bool:
@@ -79,6 +83,7 @@ def project_create(obj: dict[str, str], directory: str, name: str | None) -> Non
     from kusari_ui.app import create_app
     from kusari_ui.errors import ApiError
 
+    # The command line is trusted: any folder, whatever PROJECT_ROOTS says.
     app = create_app({"DATABASE_URL": obj["db"]})
     with app.app_context():
         try:
@@ -110,8 +115,36 @@ def project_list(obj: dict[str, str]) -> None:
 @click.option(
     "--allow-remote",
     is_flag=True,
-    help="Allow binding a non-loopback address. The API has no authentication: "
-    "anyone who can reach the port can read logs and stop jobs.",
+    help="Allow binding a non-loopback address. Every request then needs the "
+    "access token (--token, or one generated and printed at start).",
+)
+@click.option(
+    "--token",
+    envvar="KUSARI_UI_TOKEN",
+    default=None,
+    help="Access token required on every request ($KUSARI_UI_TOKEN). "
+    "Generated when --allow-remote is given without one.",
+)
+@click.option(
+    "--trusted-host",
+    "trusted_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="A host name (or address) clients use to reach the server; repeatable. "
+    "Loopback names are always trusted. '.example.org' trusts its subdomains.",
+)
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="A folder under which the API may register projects; repeatable "
+    "(default: the current directory).",
+)
+@click.option(
+    "--no-api-registration",
+    is_flag=True,
+    help="Refuse registering projects through the API (use 'project create').",
 )
 @click.option("--crawl-interval", default=5.0, show_default=True, type=float)
 @click.option("--debug", is_flag=True, help="Flask debug mode (never in public).")
@@ -121,29 +154,69 @@ def server(
     host: str,
     port: int,
     allow_remote: bool,
+    token: str | None,
+    trusted_hosts: tuple[str, ...],
+    roots: tuple[str, ...],
+    no_api_registration: bool,
     crawl_interval: float,
     debug: bool,
 ) -> None:
     """Serve the UI and API, crawling projects in the background."""
-    if not _is_loopback(host) and not allow_remote:
+    from kusari_ui.access import LOOPBACK_HOSTS
+
+    loopback = _is_loopback(host)
+    if not loopback and not allow_remote:
         raise click.UsageError(
             f"refusing to serve on {host}: pass --allow-remote to serve beyond loopback"
         )
+    allowed = [*LOOPBACK_HOSTS, *trusted_hosts]
+    if not loopback:
+        if host not in WILDCARD_HOSTS:
+            allowed.append(host)
+        elif not trusted_hosts:
+            raise click.UsageError(
+                f"--host {host} listens on every address: name the host names "
+                "or addresses clients will use with --trusted-host NAME "
+                "(repeatable), so requests for other names are refused"
+            )
+    if token is not None and not token.strip():
+        raise click.UsageError("--token must not be empty")
+    generated = allow_remote and not token
+    if generated:
+        token = secrets.token_urlsafe(24)
     from kusari_ui.app import create_app
     from kusari_ui.crawler import Crawler
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    config: dict[str, object] = {"DATABASE_URL": obj["db"]}
-    if _is_loopback(host):
-        # A page on another site could point its own DNS name at 127.0.0.1
-        # (DNS rebinding); a loopback-only server answers loopback names only.
-        config["TRUSTED_HOSTS"] = ["127.0.0.1", "localhost", "::1", "[::1]"]
+    config: dict[str, object] = {
+        "DATABASE_URL": obj["db"],
+        # A page on another site could point its own DNS name at this
+        # machine (DNS rebinding): answer only the names listed.
+        "ALLOWED_HOSTS": allowed,
+        "AUTH_TOKEN": token or None,
+        "PROJECT_ROOTS": list(roots) or [os.getcwd()],
+        "ALLOW_API_REGISTRATION": not no_api_registration,
+    }
     app = create_app(config)
     ext = app.extensions["kusari_ui"]
     crawler = Crawler(ext["factory"], crawl_interval, state=ext["crawl"])
     crawler.start()
-    click.echo(f"kusari-ui on http://{host}:{port}/ (database {obj['db']})")
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/"
+    click.echo(f"kusari-ui on {url} (database {obj['db']})")
+    click.echo(f"answering host names: {', '.join(allowed)}")
+    if no_api_registration:
+        click.echo("registering projects through the API: off")
+    else:
+        click.echo(
+            "projects may be registered under: "
+            + ", ".join(app.config["PROJECT_ROOTS"])
+        )
+    if token:
+        where = "generated" if generated else "given"
+        click.echo(f"access token ({where}); open the page once with it:")
+        click.echo(f"    {url}?token={token}")
     try:
         app.run(host=host, port=port, debug=debug, use_reloader=False, threaded=True)
     finally:

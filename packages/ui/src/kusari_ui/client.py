@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import urllib.error
 import urllib.request
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 _current: Run | None = None
+TOKEN_ENV = "KUSARI_UI_TOKEN"
 
 
 def _plain(value: Any) -> Any:
@@ -57,6 +59,8 @@ class Run:
         args: Run arguments shown as table columns.
         timeout: Seconds per HTTP request.
         batch: Entries buffered before a request is sent (1 = send each).
+        token: The server's access token (default: ``$KUSARI_UI_TOKEN``);
+            needed when the server runs with ``--token`` or ``--allow-remote``.
     """
 
     def __init__(
@@ -67,8 +71,10 @@ class Run:
         args: dict[str, Any] | None = None,
         timeout: float = 10.0,
         batch: int = 1,
+        token: str | None = None,
     ) -> None:
         self.url = url.rstrip("/")
+        self._token = token if token is not None else os.environ.get(TOKEN_ENV)
         self.timeout = timeout
         self.batch = max(1, batch)
         self._buffer: list[dict[str, Any]] = []
@@ -82,11 +88,14 @@ class Run:
         self.result_id: int = data["result"]["id"]
 
     def _request(self, method: str, path: str, body: Any) -> Any:
+        headers = {"Content-Type": "application/json"}
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
         req = urllib.request.Request(
             self.url + path,
             data=json.dumps(body, allow_nan=False).encode(),
             method=method,
-            headers={"Content-Type": "application/json"},
+            headers=headers,
         )
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:

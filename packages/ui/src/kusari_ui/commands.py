@@ -28,10 +28,17 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from kusari_ui.safeio import read_regular
+
 COMMANDS_FILE = "kusari_ui_commands.json"
 RESPONSES_FILE = "kusari_ui_responses.json"
 STATUS_FILE = "kusari_ui_status.json"
 COMMAND_NAMES = ("take_snapshot", "stop", "adjust_hyperparams")
+# Read cap of every protocol file (the job reads them with the same cap).
+MAX_FILE_BYTES = 4 << 20
+# Commands kept in the commands file; with the server's cap on one command
+# (MAX_COMMAND_BYTES, 16 KiB) the file stays under a quarter of the read cap.
+MAX_KEPT_COMMANDS = 64
 
 _lock = threading.Lock()
 _umask_lock = threading.Lock()
@@ -73,10 +80,13 @@ def _umask() -> int:
 
 
 def read_json(path: str | os.PathLike[str], default: Any) -> Any:
-    """Read JSON from ``path``; ``default`` if missing or unreadable."""
+    """Read JSON from ``path``; ``default`` if missing or unreadable.
+
+    Only a regular file is read (a FIFO in its place must not block the
+    reader), and at most :data:`MAX_FILE_BYTES` of it.
+    """
     try:
-        with open(path, "rb") as f:
-            return json.loads(f.read(4 << 20).decode("utf-8"))
+        return json.loads(read_regular(path, MAX_FILE_BYTES).decode("utf-8"))
     except (OSError, ValueError, RecursionError):
         return default
 
@@ -119,8 +129,30 @@ def request_command(
     with _lock:
         cmds = read_commands(run_dir)
         cmds.append(record)
+        if len(cmds) > MAX_KEPT_COMMANDS:
+            cmds = _trim(cmds, read_responses(run_dir))
         write_json_atomic(Path(run_dir) / COMMANDS_FILE, cmds)
     return record
+
+
+def _trim(
+    cmds: list[dict[str, Any]], responses: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The newest :data:`MAX_KEPT_COMMANDS` commands, dropping answered ones
+    first: the file must stay well below the job's read cap, or the job
+    would stop seeing a pending ``stop``."""
+    excess = len(cmds) - MAX_KEPT_COMMANDS
+    drop: set[int] = set()
+    for i, c in enumerate(cmds[:-1]):
+        if len(drop) >= excess:
+            break
+        if str(c.get("id")) in responses:
+            drop.add(i)
+    for i in range(len(cmds) - 1):
+        if len(drop) >= excess:
+            break
+        drop.add(i)
+    return [c for i, c in enumerate(cmds) if i not in drop]
 
 
 def _parse_iso(text: Any) -> float | None:

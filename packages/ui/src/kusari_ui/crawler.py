@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
+import stat
 import threading
 import time
 from dataclasses import dataclass
@@ -38,6 +38,12 @@ from kusari_ui.models import (
     utcnow,
 )
 from kusari_ui.paths import is_within
+from kusari_ui.runfiles import (
+    load_args,
+    note_read,
+    read_warnings,
+    write_warnings,
+)
 from kusari_ui.status import parse_status_file
 
 logger = logging.getLogger(__name__)
@@ -46,6 +52,8 @@ CHUNK = 1000
 MAX_DEPTH = 4
 X_KEYS = ("epoch", "iteration", "elapsed_time")
 MAX_KEY = 512  # SeriesCache.key length
+# Seconds one crawl spends reading one log before moving on (see crawl_result).
+FILE_TIME_BUDGET = 20.0
 
 
 @dataclass
@@ -95,23 +103,6 @@ def find_runs(root: str, max_depth: int = MAX_DEPTH) -> list[str]:
 
     walk(root, ".", 0)
     return found
-
-
-def _load_args(path: Path) -> dict[str, Any] | None:
-    try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read(1 << 20).decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        logger.warning("%s: unreadable args (%s)", path, exc)
-        return None
-    if not isinstance(data, dict):
-        logger.warning("%s: args is not a JSON object", path)
-        return None
-    return {
-        str(k): v if isinstance(v, str | int | float | bool) or v is None else str(v)
-        for k, v in data.items()
-        if not (isinstance(v, float) and not math.isfinite(v))
-    }
 
 
 def ingest_entries(
@@ -207,8 +198,33 @@ def _append_chunks(
         session.execute(LogChunk.__table__.insert(), rows)  # type: ignore[attr-defined]
 
 
-def crawl_result(session: Session, project: Project, result: Result) -> int:
-    """Refresh one folder run; returns the number of new entries."""
+def crawl_result(
+    session: Session,
+    project: Project,
+    result: Result,
+    time_budget: float = FILE_TIME_BUDGET,
+) -> int:
+    """Refresh one folder run; returns the number of new entries.
+
+    A huge log is read for at most ``time_budget`` seconds per call; the rest
+    is read by the next crawl, so one run cannot hold the crawl (and the
+    ingest lock) for long.
+    """
+    assert project.path is not None
+    warn = read_warnings(result)
+    try:
+        return _crawl_result(session, project, result, warn, time_budget)
+    finally:
+        write_warnings(result, warn)
+
+
+def _crawl_result(
+    session: Session,
+    project: Project,
+    result: Result,
+    warn: dict[str, Any],
+    time_budget: float,
+) -> int:
     assert project.path is not None
     run_dir = Path(project.path) / result.path_name
     if not run_dir.is_dir() or not is_within(project.path, run_dir):
@@ -222,7 +238,7 @@ def crawl_result(session: Session, project: Project, result: Result) -> int:
         st = None
     if st is not None and st.st_mtime_ns != result.args_mtime_ns:
         if is_within(project.path, args_path):
-            args = _load_args(args_path)
+            args, warn["args"] = load_args(args_path)
             if args is not None:
                 result.args_json = json.dumps(args)
         result.args_mtime_ns = st.st_mtime_ns
@@ -236,7 +252,15 @@ def crawl_result(session: Session, project: Project, result: Result) -> int:
     if result.status != job_state:
         result.status = job_state
     log_path = run_dir / "log"
-    if not log_path.is_file() or not is_within(project.path, log_path):
+    try:
+        log_mode = log_path.stat().st_mode
+    except OSError:
+        return 0
+    if not stat.S_ISREG(log_mode):
+        warn["log"] = "not a regular file: not read"
+        return 0
+    if not is_within(project.path, log_path):
+        warn["log"] = "a link out of the project folder: not read"
         return 0
     state = LogState(
         offset=result.log_offset,
@@ -246,6 +270,7 @@ def crawl_result(session: Session, project: Project, result: Result) -> int:
         digest=result.log_digest,
     )
     total = 0
+    t0 = time.monotonic()
     while True:
         try:
             out = read_log(log_path, state)
@@ -253,9 +278,11 @@ def crawl_result(session: Session, project: Project, result: Result) -> int:
             return total  # replaced between stat and open: next crawl
         except OSError as exc:
             logger.warning("%s: unreadable log (%s)", log_path, exc)
+            warn["log"] = f"not read ({exc.strerror or exc})"
             return total
         if out is None:
             return total
+        note_read(warn, out)
         ingest_entries(session, result, out.entries, out.reset)
         state = s = out.state
         result.log_offset, result.log_size = s.offset, s.size
@@ -266,8 +293,9 @@ def crawl_result(session: Session, project: Project, result: Result) -> int:
         )
         _note_write(result, s.mtime_ns / 1e9)
         total += len(out.entries)
-        if not out.more:
+        if not out.more or time.monotonic() - t0 > time_budget:
             return total
+        write_warnings(result, warn)
         session.commit()  # a huge first ingest shows up batch by batch
 
 
@@ -286,15 +314,36 @@ def _note_write(result: Result, mtime: float) -> None:
 INGEST_LOCK = threading.RLock()
 
 
-def crawl_project(session: Session, project: Project) -> CrawlStats:
+class CrawlBusyError(RuntimeError):
+    """Another crawl or ingest held the ingest lock for too long."""
+
+
+def crawl_project(
+    session: Session, project: Project, lock_timeout: float = -1
+) -> CrawlStats:
     """Discover runs of ``project`` and ingest their new log entries.
 
     Commits after each run, so a big first ingest shows up progressively.
     Crawls are serialised within the process: the background thread and a
     ``POST /crawl`` must not both ingest the same tail.
+
+    Args:
+        session: A session (committed here).
+        project: The project to crawl.
+        lock_timeout: Seconds to wait for another crawl to finish (-1:
+            as long as it takes).
+
+    Raises:
+        CrawlBusyError: Another crawl still ran after ``lock_timeout``.
     """
-    with INGEST_LOCK:
+    if not INGEST_LOCK.acquire(timeout=lock_timeout):
+        raise CrawlBusyError(
+            f"another crawl has been running for over {lock_timeout:g} s"
+        )
+    try:
         return _crawl_project(session, project)
+    finally:
+        INGEST_LOCK.release()
 
 
 def _crawl_project(session: Session, project: Project) -> CrawlStats:

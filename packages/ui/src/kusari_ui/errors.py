@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, jsonify, request
+from flask import Flask, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
@@ -53,9 +53,31 @@ def register_error_handlers(app: Flask) -> None:
         type_ = (exc.name or "error").lower().replace(" ", "_")
         if exc.code == 404:
             message = f"no API route {request.method} {request.path}"
+        elif exc.code == 413:
+            limit = current_app.config.get("MAX_CONTENT_LENGTH")
+            message = (
+                f"request body is larger than this server's limit of {limit} "
+                "bytes (MAX_CONTENT_LENGTH)"
+            )
         else:
             message = exc.description or type_
         return _envelope(exc.code or 500, type_, message)
+
+    @app.errorhandler(OSError)
+    def _os_error(exc: OSError) -> ResponseReturnValue:
+        # A file the server had to read or write in a run folder: say which
+        # and why, rather than a bare 500.
+        logger.warning("%s %s: %s", request.method, request.path, exc)
+        where = f" ({exc.filename})" if exc.filename else ""
+        if isinstance(exc, PermissionError):
+            return _envelope(
+                403,
+                "permission_denied",
+                f"permission denied{where}: the server's user may not access "
+                "this file or folder",
+            )
+        reason = exc.strerror or str(exc)
+        return _envelope(500, "file_error", f"file system error{where}: {reason}")
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> ResponseReturnValue:

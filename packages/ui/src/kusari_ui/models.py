@@ -92,6 +92,9 @@ class Result(Base):
     # Smoothed seconds between log writes: how long a silent log may still
     # belong to a live run (see kusari_ui.status).
     log_interval: Mapped[float] = mapped_column(Float, default=0.0)
+    # Problems met reading the run's files (undecodable bytes, a FIFO named
+    # log, oversized args...), shown on the run: see kusari_ui.crawler.
+    warnings_json: Mapped[str] = mapped_column(Text, default="{}")
     created_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[_dt.datetime] = mapped_column(
         DateTime, default=utcnow, onupdate=utcnow

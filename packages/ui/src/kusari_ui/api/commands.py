@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -40,7 +41,19 @@ def _validate(name: Any, body: Any) -> dict[str, Any]:
         opt = body.get("optimizer", "main")
         if not isinstance(opt, str):
             raise bad_request("body.optimizer must be a string")
-        return {"optimizer": opt, "hyperparams": hp}
+        out = {"optimizer": opt, "hyperparams": hp}
+        # The job reads the whole command file at every check: keep each
+        # command small so the file stays far below its read cap.
+        size = len(json.dumps(out))
+        limit = int(current_app.config["MAX_COMMAND_BYTES"])
+        if size > limit:
+            raise ApiError(
+                413,
+                "payload_too_large",
+                f"command body is {size} bytes as JSON, more than this server's "
+                f"limit of {limit} bytes (MAX_COMMAND_BYTES)",
+            )
+        return out
     return {}
 
 
@@ -77,6 +90,22 @@ def post_command(project_id: int, result_id: int) -> ResponseReturnValue:
             f"result {result_id} is not listening for commands "
             f"(status {status.status}): {status.reason}",
         )
-    record = cmd_files.request_command(path, str(data["name"]), body)
+    try:
+        record = cmd_files.request_command(path, str(data["name"]), body)
+    except PermissionError:
+        raise ApiError(
+            403,
+            "permission_denied",
+            f"cannot write the command file in the folder of result {result_id}: "
+            "permission denied (the server's user needs write access to the run "
+            "folder)",
+        ) from None
+    except OSError as exc:
+        raise ApiError(
+            500,
+            "file_error",
+            f"cannot write the command file in the folder of result {result_id}: "
+            f"{exc.strerror or exc}",
+        ) from None
     record.update(status="pending", response=None, respondedAt=None)
     return jsonify({"command": record}), 201

@@ -15,7 +15,13 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 from sqlalchemy import select
 
-from kusari_ui.api.common import get_project, get_result, int_arg, json_body
+from kusari_ui.api.common import (
+    MAX_ID,
+    get_project,
+    get_result,
+    int_arg,
+    json_body,
+)
 from kusari_ui.app import get_db
 from kusari_ui.crawler import INGEST_LOCK as ingest_lock
 from kusari_ui.crawler import ingest_entries
@@ -26,6 +32,7 @@ from kusari_ui.models import LogChunk, Result, SeriesCache, unpack_entries
 bp = Blueprint("logs", __name__)
 
 MAX_POST_ENTRIES = 10000
+LOCK_WAIT = 20.0  # seconds a POST waits for a running crawl before 503
 
 
 @bp.get("/projects/<int:project_id>/results/<int:result_id>/logs")
@@ -65,11 +72,17 @@ def post_logs(project_id: int, result_id: int) -> ResponseReturnValue:
         raise bad_request(f"at most {MAX_POST_ENTRIES} entries per request")
     good = [sanitize(e) for e in entries if isinstance(e, dict)]
     session = get_db()
-    with ingest_lock:  # concurrent posts to one run must not interleave
+    # Concurrent posts to one run must not interleave; a long crawl must not
+    # hold the client's request forever either.
+    if not ingest_lock.acquire(timeout=LOCK_WAIT):
+        raise ApiError(503, "busy", "a crawl is ingesting logs; try again later")
+    try:
         session.refresh(result)
         ingest_entries(session, result, good, reset=False)
         result.last_activity = time.time()
         session.commit()
+    finally:
+        ingest_lock.release()
     return jsonify(
         {
             "accepted": len(good),
@@ -83,9 +96,11 @@ def _id_list(raw: str | None) -> list[int] | None:
     if not raw:
         return None
     try:
-        return [int(x) for x in raw.split(",") if x.strip()]
+        ids = [int(x) for x in raw.split(",") if x.strip()]
     except ValueError:
         raise bad_request("results must be comma-separated integers") from None
+    # Ids beyond 64 bits name no run (and overflow the database driver).
+    return [i for i in ids if 0 <= i <= MAX_ID]
 
 
 @bp.get("/projects/<int:project_id>/series")
@@ -97,7 +112,8 @@ def get_series(project_id: int) -> ResponseReturnValue:
     request costs the same for a run of 100 or 1,000,000 entries.
     """
     get_project(project_id)
-    keys = [k for k in request.args.get("keys", "").split(",") if k]
+    # Stored metric names never hold NUL (see logreader.sanitize).
+    keys = [k for k in request.args.get("keys", "").split(",") if k and "\x00" not in k]
     if not keys:
         raise bad_request("query argument keys (comma-separated metrics) is required")
     ids = _id_list(request.args.get("results"))

@@ -8,23 +8,43 @@ from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 from sqlalchemy import func, select
 
-from kusari_ui.api.common import get_project, json_body, project_json
+from kusari_ui.access import check_registration
+from kusari_ui.api.common import get_project, json_body, name_field, project_json
 from kusari_ui.app import get_db
-from kusari_ui.crawler import crawl_project
+from kusari_ui.crawler import CrawlBusyError, crawl_project
 from kusari_ui.errors import ApiError, bad_request
 from kusari_ui.models import Project, Result
 
 bp = Blueprint("projects", __name__)
+# Seconds a request waits for a running crawl before answering 503.
+LOCK_WAIT = 20.0
 
 
-def create_project(path: str, name: str | None = None) -> Project:
+def create_project(
+    path: str, name: str | None = None, *, from_api: bool = False
+) -> Project:
     """Register the folder ``path`` (shared by the API and the CLI).
+
+    Args:
+        path: The folder.
+        name: The project's name (default: the folder's name).
+        from_api: The request came over HTTP: the folder must lie inside
+            ``PROJECT_ROOTS`` and registration must be switched on (403
+            otherwise). The command line is trusted as it is.
 
     Example:
         >>> create_project("/data/result", "mnist")  # doctest: +SKIP
     """
+    if "\x00" in path:
+        raise bad_request("field path contains a NUL character")
+    if name is not None and "\x00" in name:
+        raise bad_request("field name contains a NUL character")
     session = get_db()
     real = os.path.realpath(os.path.expanduser(path))
+    if from_api:
+        # Before looking at the folder: a refused caller learns nothing
+        # about what exists outside the allowed roots.
+        check_registration(path, real)
     if not os.path.isdir(real):
         raise bad_request(f"directory {path} does not exist")
     name = (name or os.path.basename(real) or real).strip()[:255]
@@ -67,7 +87,8 @@ def post_project() -> ResponseReturnValue:
         raise bad_request("field path (a directory) is required")
     if name is not None and not isinstance(name, str):
         raise bad_request("field name must be a string")
-    return jsonify({"project": project_json(create_project(path, name), 0)}), 201
+    project = create_project(path, name, from_api=True)
+    return jsonify({"project": project_json(project, 0)}), 201
 
 
 @bp.get("/projects/<int:project_id>")
@@ -80,10 +101,7 @@ def get_one(project_id: int) -> ResponseReturnValue:
 def patch_project(project_id: int) -> ResponseReturnValue:
     """Rename a project: ``{"name": "..."}``."""
     project = get_project(project_id)
-    name = json_body().get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise bad_request("field name must be a non-empty string")
-    project.name = name.strip()[:255]
+    project.name = name_field(json_body().get("name"), "name", 255)
     get_db().commit()
     return jsonify({"project": project_json(project)})
 
@@ -100,7 +118,10 @@ def delete_project(project_id: int) -> ResponseReturnValue:
 @bp.post("/projects/<int:project_id>/crawl")
 def crawl(project_id: int) -> ResponseReturnValue:
     """Crawl the project's folder now (the server also does it periodically)."""
-    stats = crawl_project(get_db(), get_project(project_id))
+    try:
+        stats = crawl_project(get_db(), get_project(project_id), LOCK_WAIT)
+    except CrawlBusyError as exc:
+        raise ApiError(503, "busy", f"{exc}; try again later") from None
     return jsonify(
         {
             "newRuns": stats.new_runs,

@@ -6,11 +6,17 @@ import json
 import math
 from typing import Any
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 from sqlalchemy import select
 
-from kusari_ui.api.common import get_project, get_result, json_body, result_json
+from kusari_ui.api.common import (
+    get_project,
+    get_result,
+    json_body,
+    name_field,
+    result_json,
+)
 from kusari_ui.app import get_db
 from kusari_ui.errors import ApiError, bad_request
 from kusari_ui.models import Result
@@ -19,19 +25,36 @@ bp = Blueprint("results", __name__)
 
 
 def clean_args(args: Any) -> dict[str, Any]:
-    """Validate run args sent over HTTP: a flat JSON object of scalars."""
+    """Validate run args sent over HTTP: a flat JSON object of scalars.
+
+    Nested values are kept as their JSON text. Args larger than
+    ``MAX_ARGS_BYTES`` as JSON are refused with 413: every runs-list
+    response carries them.
+    """
     if args is None:
         return {}
     if not isinstance(args, dict):
         raise bad_request("field args must be a JSON object")
     out: dict[str, Any] = {}
-    for k, v in args.items():
-        if isinstance(v, float) and not math.isfinite(v):
-            continue
-        out[str(k)] = (
-            v
-            if isinstance(v, str | int | float | bool) or v is None
-            else (json.dumps(v))
+    try:
+        for k, v in args.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                continue
+            out[str(k)] = (
+                v
+                if isinstance(v, str | int | float | bool) or v is None
+                else (json.dumps(v))
+            )
+        size = len(json.dumps(out))
+    except RecursionError:
+        raise bad_request("field args nests too deeply") from None
+    limit = int(current_app.config["MAX_ARGS_BYTES"])
+    if size > limit:
+        raise ApiError(
+            413,
+            "payload_too_large",
+            f"field args is {size} bytes as JSON, more than this server's limit "
+            f"of {limit} bytes (MAX_ARGS_BYTES)",
         )
     return out
 
@@ -78,11 +101,9 @@ def post_result(project_id: int) -> ResponseReturnValue:
     """Create a run logged over HTTP: ``{"name": "...", "args": {...}}``."""
     get_project(project_id)
     body = json_body()
-    name = body.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise bad_request("field name must be a non-empty string")
+    name = name_field(body.get("name"), "name", 1000)
     result, created = find_or_create_api_result(
-        project_id, name.strip()[:1000], clean_args(body.get("args"))
+        project_id, name, clean_args(body.get("args"))
     )
     return jsonify({"result": result_json(result)}), 201 if created else 200
 
@@ -99,9 +120,7 @@ def patch_result(project_id: int, result_id: int) -> ResponseReturnValue:
     result = get_result(project_id, result_id)
     body = json_body()
     if "name" in body:
-        if not isinstance(body["name"], str) or not body["name"].strip():
-            raise bad_request("field name must be a non-empty string")
-        result.name = body["name"].strip()[:1024]
+        result.name = name_field(body["name"], "name", 1024)
     if "status" in body:
         if result.source != "api":
             raise ApiError(409, "conflict", "the job sets the status of folder runs")

@@ -192,7 +192,8 @@
       cols.map((c) => {
         if (c.id === 'name') {
           return el('td', { title: r.pathName }, el('span', { class: 'runname', text: r.name, onclick: () => focus(r.id) }), ' ',
-            el('a', { class: 'runlink', href: '#/projects/' + S.pid + '/results/' + r.id, title: 'open the page of this run', text: '↗' }));
+            el('a', { class: 'runlink', href: '#/projects/' + S.pid + '/results/' + r.id, title: 'open the page of this run', text: '↗' }),
+            (r.warnings || []).length ? el('span', { class: 'warn-mark', title: r.warnings.join('\n'), text: ' ⚠' }) : null);
         }
         if (c.id === 'status') return el('td', {}, U.statusBadge(r.status, r.statusError || r.commandsDisabledReason));
         const text = cellText(c.get(r), c.key);

@@ -229,11 +229,15 @@
       el('span', { class: 'muted', text: ' ' + (s.size / 1024).toFixed(1) + ' KiB' })))) : el('p', { class: 'muted', text: 'none' }));
   }
 
-  /* Status line of a run: badge, entries, and the failure text if any. */
+  /* Status line of a run: badge, entries, the failure text and any problem
+   * met reading its files (undecodable bytes, skipped entries...). */
   function statusLine(r) {
+    const warnings = r.warnings || [];
     return [el('p', {}, statusBadge(r.status, r.statusError || null), ' ',
       el('span', { class: 'muted', text: fmtInt(r.nEntries) + ' entries' })),
-    r.statusError ? el('p', { class: 'status-error', id: 'status-error', text: r.statusError }) : null].filter(Boolean);
+    r.statusError ? el('p', { class: 'status-error', id: 'status-error', text: r.statusError }) : null,
+    warnings.length ? el('ul', { class: 'run-warnings', id: 'run-warnings' },
+      warnings.map((w) => el('li', { text: w }))) : null].filter(Boolean);
   }
 
   window.KusariUI = { API, X_AXES, el, api, toast, fmtInt, cellText, statusBadge, statusLine, indexingBanner,
