@@ -83,7 +83,8 @@ class Optimizer:
         if not isinstance(link, Link):
             raise TypeError(
                 "optimization target must be a link "
-                f"(got {type(link).__module__}.{type(link).__name__})")
+                f"(got {type(link).__module__}.{type(link).__name__})"
+            )
         self.target = link
         self.t = 0
         self.epoch = 0
@@ -91,8 +92,9 @@ class Optimizer:
         self._post_update_hooks = collections.OrderedDict()
         return self
 
-    def update(self, lossfun: Callable[..., Any] | None = None, *args: Any,
-               **kwds: Any) -> None:
+    def update(
+        self, lossfun: Callable[..., Any] | None = None, *args: Any, **kwds: Any
+    ) -> None:
         """Update the target's parameters."""
         raise NotImplementedError
 
@@ -106,12 +108,14 @@ class Optimizer:
             if not self.use_auto_new_epoch:
                 raise RuntimeError(
                     "new_epoch(auto=True) called but use_auto_new_epoch is False; "
-                    "pass auto_new_epoch=True to the updater")
+                    "pass auto_new_epoch=True to the updater"
+                )
         elif self.use_auto_new_epoch:
             raise RuntimeError(
                 "new_epoch() called while the updater already calls it "
                 "(use_auto_new_epoch is True); pass auto_new_epoch=False to the "
-                "updater or stop calling new_epoch yourself")
+                "updater or stop calling new_epoch yourself"
+            )
         self.epoch += 1
 
     def _require_setup(self) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -119,8 +123,9 @@ class Optimizer:
             raise RuntimeError("call setup() before adding or calling hooks")
         return self._pre_update_hooks, self._post_update_hooks
 
-    def add_hook(self, hook: Any, name: str | None = None,
-                 timing: str = "auto") -> None:
+    def add_hook(
+        self, hook: Any, name: str | None = None, timing: str = "auto"
+    ) -> None:
         """Register an optimizer hook.
 
         A hook with ``call_for_each_param = True`` is called as
@@ -177,8 +182,9 @@ class Optimizer:
         if self._loss_scaling_is_dynamic:
             try:
                 self._loss_scale = float(serializer("loss_scale", self._loss_scale))
-                self._loss_scaling_isnan_ever = bool(serializer(
-                    "loss_scaling_isnan_ever", self._loss_scaling_isnan_ever))
+                self._loss_scaling_isnan_ever = bool(
+                    serializer("loss_scaling_isnan_ever", self._loss_scaling_isnan_ever)
+                )
             except KeyError:
                 pass  # saved without dynamic scaling: keep the current scale
         for name, param in self.target.namedparams():
@@ -241,7 +247,8 @@ class Optimizer:
         else:
             multiplier = 2.0
         self._loss_scale = max(
-            1.0, min(self._loss_scale_max, self._loss_scale * multiplier))
+            1.0, min(self._loss_scale_max, self._loss_scale * multiplier)
+        )
 
 
 class GradientMethod(Optimizer):
@@ -254,6 +261,8 @@ class GradientMethod(Optimizer):
         self.hyperparam = Hyperparameter()
         self._use_fp32_update = False
         self._use_cleargrads = True
+        self._use_fused_update = True
+        self._fused: Any = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.hyperparam!r})"
@@ -272,8 +281,11 @@ class GradientMethod(Optimizer):
 
     def use_cleargrads(self, use: bool = True) -> None:
         """Deprecated: choose cleargrads (default) or zerograds in update."""
-        warnings.warn("GradientMethod.use_cleargrads is deprecated.",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "GradientMethod.use_cleargrads is deprecated.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         self._use_cleargrads = use
 
     def use_fp32_update(self, flag: bool = True) -> None:
@@ -284,8 +296,37 @@ class GradientMethod(Optimizer):
                 if param.update_rule is not None:
                     param.update_rule.use_fp32_update(flag)
 
-    def update(self, lossfun: Callable[..., Any] | None = None, *args: Any,
-               **kwds: Any) -> None:
+    def use_fused_update(self, flag: bool = True) -> None:
+        """Choose fused (default) or per-parameter updates on CPU.
+
+        Fused updates pack the parameters (and the rules' states) into one
+        flat buffer per rule type and dtype, each ``Parameter.array`` a view
+        into it, and update the buffer in a few threaded passes; results are
+        the same as per-parameter updates. An array reference taken before
+        the first update no longer follows the parameter after it (use
+        ``param.array`` again, or turn fusing off).
+
+        Args:
+            flag: True to fuse, False for one update per parameter.
+        """
+        self._use_fused_update = bool(flag)
+        if not flag:
+            self._fused = None
+
+    def _update_params(self) -> None:
+        if not getattr(self, "_use_fused_update", True):
+            for param in self.target.params():
+                param.update()
+            return
+        if getattr(self, "_fused", None) is None:
+            from kusari.optimizers._fused import FusedUpdater
+
+            self._fused = FusedUpdater()
+        self._fused.update(self.target.params())
+
+    def update(
+        self, lossfun: Callable[..., Any] | None = None, *args: Any, **kwds: Any
+    ) -> None:
         """Update the parameters.
 
         With ``lossfun``, first compute ``loss = lossfun(*args, **kwds)``,
@@ -306,8 +347,7 @@ class GradientMethod(Optimizer):
         self.call_hooks("pre")
         self.t += 1
         if self.is_safe_to_update():
-            for param in self.target.params():
-                param.update()
+            self._update_params()
         self.reallocate_cleared_grads()
         self.call_hooks("post")
         self.update_loss_scale()
@@ -321,8 +361,9 @@ class WeightDecay(_hooks.WeightDecay):
     """Deprecated alias of :class:`kusari.optimizer_hooks.WeightDecay`."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        warnings.warn(make_deprecation_message("WeightDecay"),
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            make_deprecation_message("WeightDecay"), DeprecationWarning, stacklevel=2
+        )
         super().__init__(*args, **kwargs)
 
 
@@ -330,8 +371,9 @@ class Lasso(_hooks.Lasso):
     """Deprecated alias of :class:`kusari.optimizer_hooks.Lasso`."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        warnings.warn(make_deprecation_message("Lasso"),
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            make_deprecation_message("Lasso"), DeprecationWarning, stacklevel=2
+        )
         super().__init__(*args, **kwargs)
 
 
@@ -339,8 +381,11 @@ class GradientClipping(_hooks.GradientClipping):
     """Deprecated alias of :class:`kusari.optimizer_hooks.GradientClipping`."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        warnings.warn(make_deprecation_message("GradientClipping"),
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            make_deprecation_message("GradientClipping"),
+            DeprecationWarning,
+            stacklevel=2,
+        )
         super().__init__(*args, **kwargs)
 
 
@@ -348,8 +393,9 @@ class GradientNoise(_hooks.GradientNoise):
     """Deprecated alias of :class:`kusari.optimizer_hooks.GradientNoise`."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        warnings.warn(make_deprecation_message("GradientNoise"),
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            make_deprecation_message("GradientNoise"), DeprecationWarning, stacklevel=2
+        )
         super().__init__(*args, **kwargs)
 
 
@@ -357,6 +403,9 @@ class GradientHardClipping(_hooks.GradientHardClipping):
     """Deprecated alias of :class:`kusari.optimizer_hooks.GradientHardClipping`."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        warnings.warn(make_deprecation_message("GradientHardClipping"),
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            make_deprecation_message("GradientHardClipping"),
+            DeprecationWarning,
+            stacklevel=2,
+        )
         super().__init__(*args, **kwargs)

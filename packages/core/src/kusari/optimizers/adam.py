@@ -9,6 +9,7 @@ from typing import Any
 import numpy
 
 from kusari import optimizer
+from kusari.optimizers._fused import ElementwiseKernel
 from kusari.optimizers._util import kernel, set_hyperparams, zeros_like_param
 from kusari.optimizers.rmsprop import check_eps
 
@@ -28,14 +29,45 @@ _default_hyperparam.gamma = 1e-3
 def _learning_rate(hp: Any, t: int) -> float:
     if t == 0:
         raise RuntimeError(
-            "cannot compute Adam's learning rate before the first update (t == 0)")
+            "cannot compute Adam's learning rate before the first update (t == 0)"
+        )
     fix1 = 1.0 - math.pow(hp.beta1, t)
     fix2 = 1.0 - math.pow(hp.beta2, t)
     return hp.alpha * math.sqrt(fix2) / fix1
 
 
-_KERNEL_IN = ("T grad, T alpha_t, T one_minus_beta1, T one_minus_beta2, T eps, "
-              "T eta, T weight_decay_rate")
+_KERNEL_IN = (
+    "T grad, T alpha_t, T one_minus_beta1, T one_minus_beta2, T eps, "
+    "T eta, T weight_decay_rate"
+)
+
+
+def _adam_cpu(consts: Any, p: Any, g: Any, state: Any, t1: Any, t2: Any) -> None:
+    alpha_t, c1, c2, eps, eta, wd, amsgrad, bounds = consts
+    m, v = state["m"], state["v"]
+    numpy.subtract(g, m, out=t1)
+    t1 *= c1
+    m += t1
+    numpy.multiply(g, g, out=t1)
+    t1 -= v
+    t1 *= c2
+    v += t1
+    if amsgrad:
+        vhat = state["vhat"]
+        numpy.maximum(vhat, v, out=vhat)
+    else:
+        vhat = v
+    numpy.sqrt(vhat, out=t1)
+    t1 += eps
+    numpy.divide(alpha_t, t1, out=t1)
+    if bounds is not None:
+        numpy.clip(t1, bounds[0], bounds[1], out=t1)
+    t1 *= m
+    if wd:
+        numpy.multiply(p, wd, out=t2)
+        t1 += t2
+    t1 *= eta
+    p -= t1
 
 
 class AdamRule(optimizer.UpdateRule):
@@ -55,18 +87,36 @@ class AdamRule(optimizer.UpdateRule):
     """
 
     is_elementwise = True
+    _fused_kernel = ElementwiseKernel(_adam_cpu, n_temps=2)
 
-    def __init__(self, parent_hyperparam: Any = None, alpha: float | None = None,
-                 beta1: float | None = None, beta2: float | None = None,
-                 eps: float | None = None, eta: float | None = None,
-                 weight_decay_rate: float | None = None,
-                 amsgrad: bool | None = None, adabound: bool | None = None,
-                 final_lr: float | None = None, gamma: float | None = None) -> None:
+    def __init__(
+        self,
+        parent_hyperparam: Any = None,
+        alpha: float | None = None,
+        beta1: float | None = None,
+        beta2: float | None = None,
+        eps: float | None = None,
+        eta: float | None = None,
+        weight_decay_rate: float | None = None,
+        amsgrad: bool | None = None,
+        adabound: bool | None = None,
+        final_lr: float | None = None,
+        gamma: float | None = None,
+    ) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
-        set_hyperparams(self, alpha=alpha, beta1=beta1, beta2=beta2, eps=eps,
-                        eta=eta, weight_decay_rate=weight_decay_rate,
-                        amsgrad=amsgrad, adabound=adabound, final_lr=final_lr,
-                        gamma=gamma)
+        set_hyperparams(
+            self,
+            alpha=alpha,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            eta=eta,
+            weight_decay_rate=weight_decay_rate,
+            amsgrad=amsgrad,
+            adabound=adabound,
+            final_lr=final_lr,
+            gamma=gamma,
+        )
         self.initial_alpha: float | None = None
 
     def init_state(self, param: Any) -> None:
@@ -86,25 +136,28 @@ class AdamRule(optimizer.UpdateRule):
         upper = final_lr * (1.0 + 1.0 / (hp.gamma * self.t))
         return lower, upper
 
+    def _fused_consts(self, param: Any) -> tuple[Any, ...]:
+        hp = self.hyperparam
+        check_eps("Adam", hp.eps, param.grad.dtype)
+        bounds = self._bounds() if hp.adabound else None
+        return (
+            self.alpha_t,
+            float(1 - hp.beta1),
+            float(1 - hp.beta2),
+            float(hp.eps),
+            float(hp.eta),
+            float(hp.weight_decay_rate),
+            bool(hp.amsgrad),
+            bounds,
+        )
+
     def update_core_cpu(self, param: Any) -> None:
         grad = param.grad
         if grad is None:
             return
-        hp = self.hyperparam
-        check_eps("Adam", hp.eps, grad.dtype)
-        m, v = self.state["m"], self.state["v"]
-        m += (1 - hp.beta1) * (grad - m)
-        v += (1 - hp.beta2) * (grad * grad - v)
-        if hp.amsgrad:
-            vhat = self.state["vhat"]
-            numpy.maximum(vhat, v, out=vhat)
-        else:
-            vhat = v
-        step = self.alpha_t / (numpy.sqrt(vhat) + hp.eps)
-        if hp.adabound:
-            lower, upper = self._bounds()
-            numpy.clip(step, lower, upper, out=step)
-        param.array -= hp.eta * (step * m + hp.weight_decay_rate * param.array)
+        self._fused_kernel.apply(
+            self._fused_consts(param), param.array, grad, self.state
+        )
 
     def update_core_gpu(self, param: Any) -> None:
         grad = param.grad
@@ -112,8 +165,15 @@ class AdamRule(optimizer.UpdateRule):
             return
         hp = self.hyperparam
         check_eps("Adam", hp.eps, grad.dtype)
-        args = [grad, self.alpha_t, 1 - hp.beta1, 1 - hp.beta2, hp.eps, hp.eta,
-                hp.weight_decay_rate]
+        args = [
+            grad,
+            self.alpha_t,
+            1 - hp.beta1,
+            1 - hp.beta2,
+            hp.eps,
+            hp.eta,
+            hp.weight_decay_rate,
+        ]
         in_params = _KERNEL_IN
         pre = ""
         vhat = "v"
@@ -129,14 +189,18 @@ class AdamRule(optimizer.UpdateRule):
         outs = [param.array, self.state["m"], self.state["v"]]
         if hp.amsgrad:
             outs.append(self.state["vhat"])
-        name = ("adam" + ("_ams" if hp.amsgrad else "")
-                + ("_bound" if hp.adabound else ""))
-        kernel(in_params, out_params,
-               f"""m += one_minus_beta1 * (grad - m);
+        name = (
+            "adam" + ("_ams" if hp.amsgrad else "") + ("_bound" if hp.adabound else "")
+        )
+        kernel(
+            in_params,
+            out_params,
+            f"""m += one_minus_beta1 * (grad - m);
                    v += one_minus_beta2 * (grad * grad - v);
                    {pre}
                    param -= eta * ({step} * m + weight_decay_rate * param);""",
-               name)(*args, *outs)
+            name,
+        )(*args, *outs)
 
     @property
     def alpha_t(self) -> float:
@@ -146,8 +210,11 @@ class AdamRule(optimizer.UpdateRule):
     @property
     def lr(self) -> float:
         """Deprecated alias of :attr:`alpha_t`."""
-        warnings.warn("AdamRule.lr is deprecated; use AdamRule.alpha_t",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "AdamRule.lr is deprecated; use AdamRule.alpha_t",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.alpha_t
 
 
@@ -168,16 +235,19 @@ class Adam(optimizer.GradientMethod):
         gamma: Convergence speed of the AdaBound bounds.
     """
 
-    def __init__(self, alpha: float = _default_hyperparam.alpha,
-                 beta1: float = _default_hyperparam.beta1,
-                 beta2: float = _default_hyperparam.beta2,
-                 eps: float = _default_hyperparam.eps,
-                 eta: float = _default_hyperparam.eta,
-                 weight_decay_rate: float = _default_hyperparam.weight_decay_rate,
-                 amsgrad: bool = _default_hyperparam.amsgrad,
-                 adabound: bool = _default_hyperparam.adabound,
-                 final_lr: float = _default_hyperparam.final_lr,
-                 gamma: float = _default_hyperparam.gamma) -> None:
+    def __init__(
+        self,
+        alpha: float = _default_hyperparam.alpha,
+        beta1: float = _default_hyperparam.beta1,
+        beta2: float = _default_hyperparam.beta2,
+        eps: float = _default_hyperparam.eps,
+        eta: float = _default_hyperparam.eta,
+        weight_decay_rate: float = _default_hyperparam.weight_decay_rate,
+        amsgrad: bool = _default_hyperparam.amsgrad,
+        adabound: bool = _default_hyperparam.adabound,
+        final_lr: float = _default_hyperparam.final_lr,
+        gamma: float = _default_hyperparam.gamma,
+    ) -> None:
         super().__init__()
         hp = self.hyperparam
         hp.alpha = alpha
@@ -213,61 +283,96 @@ class Adam(optimizer.GradientMethod):
     @property
     def lr(self) -> float:
         """Deprecated alias of :attr:`alpha_t`."""
-        warnings.warn("Adam.lr is deprecated; use Adam.alpha_t",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "Adam.lr is deprecated; use Adam.alpha_t", DeprecationWarning, stacklevel=2
+        )
         return self.alpha_t
 
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (Loshchilov & Hutter)."""
 
-    def __init__(self, alpha: float = _default_hyperparam.alpha,
-                 beta1: float = _default_hyperparam.beta1,
-                 beta2: float = _default_hyperparam.beta2,
-                 eps: float = _default_hyperparam.eps,
-                 eta: float = _default_hyperparam.eta,
-                 weight_decay_rate: float = _default_hyperparam.weight_decay_rate
-                 ) -> None:
-        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps,
-                         eta=eta, weight_decay_rate=weight_decay_rate)
+    def __init__(
+        self,
+        alpha: float = _default_hyperparam.alpha,
+        beta1: float = _default_hyperparam.beta1,
+        beta2: float = _default_hyperparam.beta2,
+        eps: float = _default_hyperparam.eps,
+        eta: float = _default_hyperparam.eta,
+        weight_decay_rate: float = _default_hyperparam.weight_decay_rate,
+    ) -> None:
+        super().__init__(
+            alpha=alpha,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            eta=eta,
+            weight_decay_rate=weight_decay_rate,
+        )
 
 
 class AMSGrad(Adam):
     """Adam with the running maximum of the second moment (Reddi et al.)."""
 
-    def __init__(self, alpha: float = _default_hyperparam.alpha,
-                 beta1: float = _default_hyperparam.beta1,
-                 beta2: float = _default_hyperparam.beta2,
-                 eps: float = _default_hyperparam.eps,
-                 eta: float = _default_hyperparam.eta) -> None:
-        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps,
-                         eta=eta, amsgrad=True)
+    def __init__(
+        self,
+        alpha: float = _default_hyperparam.alpha,
+        beta1: float = _default_hyperparam.beta1,
+        beta2: float = _default_hyperparam.beta2,
+        eps: float = _default_hyperparam.eps,
+        eta: float = _default_hyperparam.eta,
+    ) -> None:
+        super().__init__(
+            alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta, amsgrad=True
+        )
 
 
 class AdaBound(Adam):
     """Adam with dynamic bounds on the step (Luo et al., 2019)."""
 
-    def __init__(self, alpha: float = _default_hyperparam.alpha,
-                 beta1: float = _default_hyperparam.beta1,
-                 beta2: float = _default_hyperparam.beta2,
-                 final_lr: float = _default_hyperparam.final_lr,
-                 gamma: float = _default_hyperparam.gamma,
-                 eps: float = _default_hyperparam.eps,
-                 eta: float = _default_hyperparam.eta) -> None:
-        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps,
-                         eta=eta, adabound=True, final_lr=final_lr, gamma=gamma)
+    def __init__(
+        self,
+        alpha: float = _default_hyperparam.alpha,
+        beta1: float = _default_hyperparam.beta1,
+        beta2: float = _default_hyperparam.beta2,
+        final_lr: float = _default_hyperparam.final_lr,
+        gamma: float = _default_hyperparam.gamma,
+        eps: float = _default_hyperparam.eps,
+        eta: float = _default_hyperparam.eta,
+    ) -> None:
+        super().__init__(
+            alpha=alpha,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            eta=eta,
+            adabound=True,
+            final_lr=final_lr,
+            gamma=gamma,
+        )
 
 
 class AMSBound(Adam):
     """AdaBound on top of AMSGrad."""
 
-    def __init__(self, alpha: float = _default_hyperparam.alpha,
-                 beta1: float = _default_hyperparam.beta1,
-                 beta2: float = _default_hyperparam.beta2,
-                 final_lr: float = _default_hyperparam.final_lr,
-                 gamma: float = _default_hyperparam.gamma,
-                 eps: float = _default_hyperparam.eps,
-                 eta: float = _default_hyperparam.eta) -> None:
-        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps,
-                         eta=eta, amsgrad=True, adabound=True,
-                         final_lr=final_lr, gamma=gamma)
+    def __init__(
+        self,
+        alpha: float = _default_hyperparam.alpha,
+        beta1: float = _default_hyperparam.beta1,
+        beta2: float = _default_hyperparam.beta2,
+        final_lr: float = _default_hyperparam.final_lr,
+        gamma: float = _default_hyperparam.gamma,
+        eps: float = _default_hyperparam.eps,
+        eta: float = _default_hyperparam.eta,
+    ) -> None:
+        super().__init__(
+            alpha=alpha,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            eta=eta,
+            amsgrad=True,
+            adabound=True,
+            final_lr=final_lr,
+            gamma=gamma,
+        )

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from kusari import optimizer
+from kusari.optimizers._fused import ElementwiseKernel
 from kusari.optimizers._util import kernel, set_hyperparams
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
+
+
+def _sgd_cpu(consts: Any, p: Any, g: Any, state: Any, t1: Any) -> None:
+    (lr,) = consts
+    numpy.multiply(g, lr, out=t1)
+    p -= t1
 
 
 class SGDRule(optimizer.UpdateRule):
@@ -20,23 +29,30 @@ class SGDRule(optimizer.UpdateRule):
     """
 
     is_elementwise = True
+    _fused_kernel = ElementwiseKernel(_sgd_cpu, n_temps=1)
 
     def __init__(self, parent_hyperparam: Any = None, lr: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
         set_hyperparams(self, lr=lr)
 
+    def _fused_consts(self, param: Any) -> tuple[float]:
+        return (float(self.hyperparam.lr),)
+
     def update_core_cpu(self, param: Any) -> None:
         grad = param.grad
         if grad is None:
             return
-        param.array -= self.hyperparam.lr * grad
+        self._fused_kernel.apply(
+            self._fused_consts(param), param.array, grad, self.state
+        )
 
     def update_core_gpu(self, param: Any) -> None:
         grad = param.grad
         if grad is None:
             return
         kernel("T grad, T lr", "T param", "param -= lr * grad", "sgd")(
-            grad, self.hyperparam.lr, param.array)
+            grad, self.hyperparam.lr, param.array
+        )
 
 
 class SGD(optimizer.GradientMethod):

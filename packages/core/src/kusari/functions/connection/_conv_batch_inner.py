@@ -30,6 +30,9 @@ from kusari.functions.connection._conv_common import (
     _workspace,
     _xp,
     high_pad,
+    par_apply,
+    par_assign,
+    par_zero,
 )
 
 # The batch-innermost layout (NumPy only, batches of at least _BI_MIN_N) is
@@ -87,7 +90,7 @@ def _to_batch_inner(
     P = tuple(n + a + b for n, a, b in zip(sp, lo, hi))
     xt = _workspace(slot, C * _prod(P) * N, dtype, xp).reshape((C,) + P + (N,))
     if any(lo) or any(hi):
-        xt.fill(0)
+        par_zero(xt)
         dst = xt[(slice(None),) + tuple(slice(a, a + n) for a, n in zip(lo, sp))]
     else:
         dst = xt
@@ -114,9 +117,9 @@ def _to_batch_inner_into(src: Any, dst: Any) -> None:
             isz * _prod(tuple(src.shape[i + 1 :])) for i in range(1, src.ndim)
         )
         stage = _as_strided(xp)(raw, shape=src.shape, strides=(row * isz,) + contiguous)
-        stage[...] = src
+        par_assign(stage, src)
         src = stage
-    dst[...] = src.transpose(tuple(range(1, src.ndim)) + (0,))
+    par_assign(dst, src.transpose(tuple(range(1, src.ndim)) + (0,)))
 
 
 def _from_batch_inner(yt: Any, y: Any) -> None:
@@ -129,9 +132,15 @@ def _from_batch_inner(yt: Any, y: Any) -> None:
         row = n + max(1, _STAGE_PAD_BYTES // yt.itemsize)
         raw = _workspace(5, yt[..., 0].size * row, yt.dtype, xp)
         stage = raw.reshape(yt.shape[:-1] + (row,))[..., :n]
-        stage[...] = yt
+        par_assign(stage, yt)
         yt = stage
-    _blocked_copy(y, yt.transpose((nd + 1, 0) + tuple(range(1, nd + 1))))
+    # Channels (axis 1 of y) are disjoint pieces of the blocked copy.
+    par_apply(
+        _blocked_copy,
+        [y, yt.transpose((nd + 1, 0) + tuple(range(1, nd + 1)))],
+        2 * y.size * y.itemsize,
+        axis=1,
+    )
 
 
 def _bi_windows(
@@ -170,7 +179,7 @@ def _bi_cols(buf: Any, win: Any, r0: int, r: int, nd: int, whole: bool) -> Any:
         return win
     part = win[(slice(None),) * (1 + nd) + (slice(r0, r0 + r),)]
     cols = buf[: part.size].reshape(part.shape)
-    cols[...] = part
+    par_assign(cols, part)
     return cols
 
 
@@ -300,7 +309,7 @@ def _deconv_forward_bi(
         return y
     P = _deconv_pad_shape(out, p, insz, s, k, d)
     ypt = _workspace(2, Cout * _prod(P) * N, cdt, xp).reshape((Cout,) + P + (N,))
-    ypt.fill(0)
+    par_zero(ypt)
     itemsize = numpy.dtype(cdt).itemsize
     chunks = _bi_row_chunks(G * CKg * rest, itemsize, insz[0])
     buf = _workspace(0, G * CKg * rest * chunks[0][1], cdt, xp)
@@ -326,6 +335,24 @@ def _col2im_add_bi(
     """``ypt[:, s*(i + row0) + d*kk, :] += col[:, kk, i, :]`` for ``col``
     (C, *k, *insz, N) and ``ypt`` (C, *padded out, N), ``row0`` being the
     first input row (first spatial axis) that ``col`` holds."""
+    # Channels (axis 0) write disjoint parts of ypt.
+    par_apply(
+        lambda c, y: _col2im_add_bi_serial(c, y, k, s, d, insz, row0),
+        [col, ypt],
+        2 * col.size * col.itemsize,
+        axis=0,
+    )
+
+
+def _col2im_add_bi_serial(
+    col: Any,
+    ypt: Any,
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    d: tuple[int, ...],
+    insz: tuple[int, ...],
+    row0: int,
+) -> None:
     nd = len(k)
     starts = (row0 * s[0],) + (0,) * (nd - 1)
     with _small_ufunc_buffer(ypt):

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy
 
+from kusari.utils import threads
+
 # Target size of one column buffer (bytes); a chunk holds at least one sample.
 _CHUNK_BYTES = 64 << 20
 
@@ -170,3 +172,55 @@ def _small_ufunc_buffer(a: Any) -> Iterator[None]:
         yield
     finally:
         numpy.setbufsize(old)
+
+
+def _split_axis(shape: tuple[int, ...]) -> int:
+    """The axis to cut work on an array of ``shape`` along: the first one
+    with a piece for every thread, else the longest of the leading three."""
+    n = threads.get_num_threads()
+    lead = shape[:3]
+    for a, v in enumerate(lead):
+        if v >= n:
+            return a
+    return max(range(len(lead)), key=lambda a: lead[a])
+
+
+def par_apply(fn: Any, arrays: list[Any], nbytes: int, axis: int | None = None) -> None:
+    """``fn(*pieces)`` over pieces of ``arrays`` cut along one common axis,
+    on the intra-op threads when ``nbytes`` of work is worth it.
+
+    The pieces' outputs must be disjoint (``fn`` writes only into them).
+    """
+    if not isinstance(arrays[0], numpy.ndarray) or arrays[0].ndim == 0:
+        fn(*arrays)
+        return
+    if threads.plan(nbytes, 2) <= 1:
+        fn(*arrays)
+        return
+    if axis is None:
+        axis = _split_axis(arrays[0].shape)
+    lead = (slice(None),) * axis
+
+    def work(a: int, b: int) -> None:
+        sl = lead + (slice(a, b),)
+        fn(*[x[sl] for x in arrays])
+
+    threads.run_split(work, arrays[0].shape[axis], nbytes)
+
+
+def _assign(dst: Any, src: Any) -> None:
+    dst[...] = src
+
+
+def par_assign(dst: Any, src: Any) -> None:
+    """``dst[...] = src`` (same shapes), split over the intra-op threads."""
+    par_apply(_assign, [dst, src], 2 * dst.size * dst.itemsize)
+
+
+def _fill_zero(dst: Any) -> None:
+    dst.fill(0)
+
+
+def par_zero(dst: Any) -> None:
+    """``dst.fill(0)``, split over the intra-op threads."""
+    par_apply(_fill_zero, [dst], dst.size * dst.itemsize)

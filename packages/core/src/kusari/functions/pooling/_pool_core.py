@@ -33,6 +33,7 @@ from kusari.functions.pooling._pool_max import (
     index_scatter,
     max_pool,
 )
+from kusari.utils import threads
 
 __all__ = [
     "PoolParams",
@@ -59,18 +60,31 @@ def sum_pool(x: Any, pp: PoolParams, out: tuple[int, ...]) -> Any:
     xs = x.reshape((NC,) + insz)
     y = xp.empty((NC,) + out, dtype=x.dtype)
     step = _step(x, NC, lay.block_bytes(x.itemsize))
-    ext = xp.empty((step,) + lay.ext, dtype=x.dtype)
-    for i in range(0, NC, step):
-        taps = lay.tap_views(xs[i : i + step], 0.0)
-        e = ext[: taps[0].shape[0]]
-        if len(taps) == 1:
-            e[...] = taps[0]
-        else:
-            xp.add(taps[0], taps[1], out=e)
-        for t in taps[2:]:
-            e += t
-        y[i : i + e.shape[0]] = lay.from_ext(e)
+    blocks = list(range(0, NC, step))
+
+    def work(lo: int, hi: int) -> None:
+        ext = xp.empty((min(step, NC),) + lay.ext, dtype=x.dtype)
+        for i in blocks[lo:hi]:
+            taps = lay.tap_views(xs[i : i + step], 0.0)
+            e = ext[: taps[0].shape[0]]
+            if len(taps) == 1:
+                e[...] = taps[0]
+            else:
+                xp.add(taps[0], taps[1], out=e)
+            for t in taps[2:]:
+                e += t
+            y[i : i + e.shape[0]] = lay.from_ext(e)
+
+    _run(xp, work, len(blocks), 2 * x.size * x.itemsize)
     return y.reshape((N, C) + out)
+
+
+def _run(xp: Any, work: Any, n_blocks: int, nbytes: int) -> None:
+    """``work(lo, hi)`` over the blocks, on the intra-op threads (NumPy)."""
+    if xp is numpy:
+        threads.run_split(work, n_blocks, nbytes)
+    else:
+        work(0, n_blocks)
 
 
 def sum_unpool(g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> Any:
@@ -92,17 +106,23 @@ def sum_unpool(g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> Any:
     res = alloc((NC,) + outsz, dtype=g.dtype)
     step = _step(g, NC, lay.block_bytes(g.itemsize))
     L = lay.L
-    buf = xp.zeros((step, L), dtype=g.dtype)  # junk entries stay zero
-    G = xp.empty((step, lay.nphases, lay.size), dtype=g.dtype)
-    for i in range(0, NC, step):
-        n = min(step, NC - i)
-        ge = lay.to_ext(buf[:n], gs[i : i + n])
-        Gn = G[:n]
-        Gn.fill(0)
-        for po, so in lay.taps:
-            d = Gn[:, po, so : so + L]
-            d += ge
-        lay.merge(Gn, res[i : i + n])
+    blocks = list(range(0, NC, step))
+
+    def work(lo: int, hi: int) -> None:
+        rows = min(step, NC)
+        buf = xp.zeros((rows, L), dtype=g.dtype)  # junk entries stay zero
+        G = xp.empty((rows, lay.nphases, lay.size), dtype=g.dtype)
+        for i in blocks[lo:hi]:
+            n = min(step, NC - i)
+            ge = lay.to_ext(buf[:n], gs[i : i + n])
+            Gn = G[:n]
+            Gn.fill(0)
+            for po, so in lay.taps:
+                d = Gn[:, po, so : so + L]
+                d += ge
+            lay.merge(Gn, res[i : i + n])
+
+    _run(xp, work, len(blocks), 2 * res.size * res.itemsize)
     return res.reshape((N, C) + outsz)
 
 

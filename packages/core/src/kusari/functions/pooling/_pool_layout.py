@@ -23,6 +23,7 @@ import numpy
 
 from kusari import utils
 from kusari.functions._params import as_tuple
+from kusari.utils import threads
 
 
 def _prod(values: Any) -> int:
@@ -118,7 +119,12 @@ def _step(x: Any, nplanes: int, plane_bytes: int) -> int:
     """Planes per block (all of them off NumPy, where launches cost more)."""
     if not isinstance(x, numpy.ndarray):
         return max(1, nplanes)
-    return max(1, min(nplanes, _CHUNK_BYTES // max(1, plane_bytes)))
+    step = max(1, min(nplanes, _CHUNK_BYTES // max(1, plane_bytes)))
+    # At least one block per intra-op thread when the work is worth splitting.
+    pieces = threads.plan(2 * nplanes * plane_bytes, nplanes)
+    if pieces > 1:
+        step = min(step, -(-nplanes // pieces))
+    return step
 
 
 class _Phases:

@@ -26,6 +26,7 @@ from kusari.functions.pooling._pool_layout import (
     _window_axes,
     _xp,
 )
+from kusari.utils import threads
 
 
 def _max_by_reduction(
@@ -66,15 +67,38 @@ def max_pool(
     xs = x.reshape((NC,) + insz)
     y = xp.empty((NC,) + out, dtype=x.dtype)
     step = _step(x, NC, lay.block_bytes(x.itemsize))
-    ext = xp.empty((step,) + lay.ext, dtype=x.dtype)
-    idx = None
+    it = index_dtype(pp)
+    idx = xp.empty((NC,) + out, dtype=it) if want_idx else None
+    blocks = list(range(0, NC, step))
+
+    def work(lo: int, hi: int) -> None:
+        _max_blocks(xp, lay, xs, y, idx, it, step, NC, blocks[lo:hi])
+
+    threads.run_split(work, len(blocks), 2 * x.nbytes)
+    y = y.reshape((N, C) + out)
+    return y, None if idx is None else idx.reshape((N, C) + out)
+
+
+def _max_blocks(
+    xp: Any,
+    lay: Any,
+    xs: Any,
+    y: Any,
+    idx: Any,
+    it: Any,
+    step: int,
+    NC: int,
+    starts: list[int],
+) -> None:
+    """Max pooling (and argmax into ``idx``) of the planes blocks ``starts``."""
+    want_idx = idx is not None
+    n0 = min(step, NC)
+    ext = xp.empty((n0,) + lay.ext, dtype=xs.dtype)
     if want_idx:
-        it = index_dtype(pp)
-        idx = xp.empty((NC,) + out, dtype=it)
-        ie = xp.empty((step,) + lay.ext, dtype=it)
-        m = xp.empty((step,) + lay.ext, dtype=bool)
+        ie = xp.empty((n0,) + lay.ext, dtype=it)
+        m = xp.empty((n0,) + lay.ext, dtype=bool)
         mu = m.view(numpy.uint8)
-    for i in range(0, NC, step):
+    for i in starts:
         taps = lay.tap_views(xs[i : i + step], -numpy.inf)
         n = taps[0].shape[0]
         e = ext[:n]
@@ -99,8 +123,6 @@ def max_pool(
         y[i : i + n] = lay.from_ext(e)
         if idx is not None:
             idx[i : i + n] = lay.from_ext(ii)
-    y = y.reshape((N, C) + out)
-    return y, None if idx is None else idx.reshape((N, C) + out)
 
 
 def _rel_offsets(idx: Any, k: tuple[int, ...], pstr: tuple[int, ...], dt: Any) -> Any:
@@ -208,16 +230,24 @@ def _scatter_direct(
     # g * mask is the cheap form on NumPy, but inf * False is NaN
     finite = xp is numpy and bool(xp.isfinite(g).all())
     step = _step(g, NC, lay.block_bytes(g.itemsize))
-    m = xp.empty((step,) + gsz, dtype=bool)
-    for i in range(0, NC, step):
-        n = min(step, NC - i)
-        mm, gc, ic, rc = m[:n], gs[i : i + n], ids[i : i + n], res[i : i + n]
-        for o, w in enumerate(lay.wins):
-            xp.equal(ic, o, out=mm)
-            if finite:
-                xp.multiply(gc, mm, out=rc[w])
-            else:
-                rc[w] = xp.where(mm, gc, zero)
+    blocks = list(range(0, NC, step))
+
+    def work(lo: int, hi: int) -> None:
+        m = xp.empty((min(step, NC),) + gsz, dtype=bool)
+        for i in blocks[lo:hi]:
+            n = min(step, NC - i)
+            mm, gc, ic, rc = m[:n], gs[i : i + n], ids[i : i + n], res[i : i + n]
+            for o, w in enumerate(lay.wins):
+                xp.equal(ic, o, out=mm)
+                if finite:
+                    xp.multiply(gc, mm, out=rc[w])
+                else:
+                    rc[w] = xp.where(mm, gc, zero)
+
+    if xp is numpy:
+        threads.run_split(work, len(blocks), 2 * res.nbytes)
+    else:
+        work(0, len(blocks))
     return res.reshape((N, C) + outsz)
 
 

@@ -1,0 +1,304 @@
+"""The intra-op thread pool: large array kernels split over the CPU cores.
+
+BLAS already runs its GEMMs on several threads; the work around it (the
+im2col / col2im copies of the convolutions, pooling, the optimizers'
+element-wise updates) is plain NumPy, which releases the GIL inside its
+loops.  Such a kernel cuts its arrays into pieces (by sample, channel or
+flat range) and hands them to :func:`parallel_for`, which runs them on a
+persistent pool of worker threads plus the calling thread.
+
+Small work stays on the calling thread: a kernel asks :func:`plan` how many
+pieces to make, and the answer is one below a size threshold, so the
+small-op path pays one function call and no thread hand-off.
+
+The pool size is ``KUSARI_NUM_THREADS`` when set, else ``OMP_NUM_THREADS``
+(as PyTorch reads it), else the number of cores the process may run on (its
+CPU affinity); :func:`set_num_threads` changes
+it, and also sets the BLAS libraries' thread counts through
+``threadpoolctl`` when that package is installed.
+
+Example:
+    >>> from kusari.utils import threads
+    >>> previous = threads.get_num_threads()
+    >>> threads.set_num_threads(2)
+    >>> threads.get_num_threads()
+    2
+    >>> out = [0] * 4
+    >>> def work(i):
+    ...     out[i] = i * i
+    >>> threads.parallel_for(work, 4)
+    >>> out
+    [0, 1, 4, 9]
+    >>> threads.set_num_threads(previous)
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["get_num_threads", "parallel_for", "plan", "set_num_threads", "split"]
+
+ENV_VAR = "KUSARI_NUM_THREADS"
+
+# Bytes a piece of work must touch, at least, before it is worth handing to
+# another thread: a hand-off costs some tens of microseconds (queue, wake-up,
+# join), while one core streams about 1 byte per ns through a NumPy copy.
+MIN_BYTES_PER_THREAD = 1 << 18
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except OSError:  # pragma: no cover - platform specific
+            pass
+    return max(1, os.cpu_count() or 1)
+
+
+def _default_threads() -> int:
+    for var in (ENV_VAR, "OMP_NUM_THREADS"):
+        value = os.environ.get(var, "").strip()
+        if not value:
+            continue
+        try:
+            n = int(value)
+        except ValueError:
+            n = 0
+        if n >= 1:
+            return n
+        warnings.warn(
+            f"kusari: {var} must be a positive integer, got {value!r}; ignored",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return _cores()
+
+
+class _Pool:
+    """Worker threads that each wait on their own task queue."""
+
+    def __init__(self, n_workers: int) -> None:
+        self.queues: list[queue.SimpleQueue[Any]] = []
+        self.threads: list[threading.Thread] = []
+        for i in range(n_workers):
+            q: queue.SimpleQueue[Any] = queue.SimpleQueue()
+            t = threading.Thread(
+                target=_worker, args=(q,), name=f"kusari-intraop-{i}", daemon=True
+            )
+            t.start()
+            self.queues.append(q)
+            self.threads.append(t)
+
+    def close(self) -> None:
+        for q in self.queues:
+            q.put(None)
+
+
+_local = threading.local()
+
+
+def _worker(q: queue.SimpleQueue[Any]) -> None:
+    # Work running here must not fan out again (the pool is busy with it).
+    _local.inside = True
+    while True:
+        task = q.get()
+        if task is None:
+            return
+        fn, index, done, errors = task
+        try:
+            fn(index)
+        except BaseException as e:  # handed back to the caller
+            errors.append(e)
+        finally:
+            done.release()
+
+
+_state_lock = threading.Lock()
+# Held by the one caller thread that is using the workers; others run serially.
+_busy = threading.Lock()
+_num_threads: int | None = None
+_pool: _Pool | None = None
+
+
+def get_num_threads() -> int:
+    """The number of threads kusari's CPU kernels split their work over.
+
+    Returns:
+        The pool size, the calling thread included (1: no splitting).
+    """
+    global _num_threads
+    n = _num_threads
+    if n is None:
+        with _state_lock:
+            if _num_threads is None:
+                _num_threads = _default_threads()
+            n = _num_threads
+    return n
+
+
+def set_num_threads(n: int) -> None:
+    """Set the number of threads of kusari's CPU kernels (and of BLAS).
+
+    The thread pool is resized on its next use. When ``threadpoolctl`` is
+    installed, the BLAS libraries loaded in the process (OpenBLAS, MKL, BLIS)
+    are set to ``n`` threads too; otherwise their thread counts are left as
+    they are (``OPENBLAS_NUM_THREADS`` etc. choose them at start-up).
+
+    Args:
+        n: Threads to use, at least 1.
+
+    Raises:
+        TypeError: ``n`` is not an integer.
+        ValueError: ``n`` is less than 1.
+    """
+    global _num_threads, _pool
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(
+            "kusari.set_num_threads: expected an int number of threads, "
+            f"got {type(n).__name__} {n!r}"
+        )
+    if n < 1:
+        raise ValueError(f"kusari.set_num_threads: expected n >= 1, got {n}")
+    with _state_lock:
+        _num_threads = n
+    _set_blas_threads(n)
+
+
+def _set_blas_threads(n: int) -> None:
+    try:
+        import threadpoolctl
+    except ImportError:
+        return
+    threadpoolctl.threadpool_limits(limits=n, user_api="blas")
+
+
+def _get_pool() -> _Pool:
+    """The pool (called with ``_busy`` held), resized to the thread count."""
+    global _pool
+    workers = get_num_threads() - 1
+    pool = _pool
+    if pool is None or len(pool.threads) != workers:
+        if pool is not None:
+            pool.close()
+        pool = _pool = _Pool(workers)
+    return pool
+
+
+def _after_fork() -> None:
+    # A forked child has none of the parent's threads: start afresh.
+    global _pool, _busy, _state_lock
+    _pool = None
+    _busy = threading.Lock()
+    _state_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+def plan(nbytes: int, n_items: int) -> int:
+    """How many pieces to split work over ``n_items`` items touching ``nbytes``.
+
+    Args:
+        nbytes: Bytes the whole work reads and writes (a size estimate).
+        n_items: The number of units it can be split into (samples, rows).
+
+    Returns:
+        The number of pieces to make: 1 (stay on this thread) below
+        :data:`MIN_BYTES_PER_THREAD` per piece, on a single-thread pool,
+        inside a worker, or while another thread uses the pool.
+    """
+    n = get_num_threads()
+    if n <= 1 or n_items <= 1 or getattr(_local, "inside", False):
+        return 1
+    return max(1, min(n, n_items, nbytes // MIN_BYTES_PER_THREAD))
+
+
+def split(n_items: int, pieces: int) -> list[tuple[int, int]]:
+    """``pieces`` contiguous ``(start, stop)`` ranges covering ``n_items``."""
+    pieces = max(1, min(pieces, n_items))
+    base, extra = divmod(n_items, pieces)
+    out = []
+    start = 0
+    for i in range(pieces):
+        stop = start + base + (1 if i < extra else 0)
+        out.append((start, stop))
+        start = stop
+    return out
+
+
+def parallel_for(fn: Callable[[int], Any], n_tasks: int) -> None:
+    """Run ``fn(0)``, ..., ``fn(n_tasks - 1)`` on the pool and wait for all.
+
+    The calling thread runs task 0 (and, with more tasks than threads, a
+    share of the rest) itself. Tasks must write to disjoint
+    outputs. Work is serial when there is one task, when called from inside
+    a task, or while another thread is running a :func:`parallel_for`.
+    An exception raised by a task is re-raised here after all have ended.
+
+    Args:
+        fn: The task, called with its index.
+        n_tasks: The number of tasks.
+    """
+    if n_tasks <= 1 or getattr(_local, "inside", False):
+        for i in range(n_tasks):
+            fn(i)
+        return
+    if not _busy.acquire(blocking=False):
+        for i in range(n_tasks):
+            fn(i)
+        return
+    try:
+        pool = _get_pool()
+        workers = len(pool.threads)
+        if workers == 0:
+            for i in range(n_tasks):
+                fn(i)
+            return
+        done = threading.Semaphore(0)
+        errors: list[BaseException] = []
+        # Task i goes to worker (i - 1) % workers, the caller keeps task 0 and
+        # every (workers + 1)-th after it.
+        handed = 0
+        for i in range(1, n_tasks):
+            if i % (workers + 1):
+                pool.queues[(i - 1 - i // (workers + 1)) % workers].put(
+                    (fn, i, done, errors)
+                )
+                handed += 1
+        _local.inside = True
+        try:
+            for i in range(0, n_tasks, workers + 1):
+                fn(i)
+        except BaseException as e:
+            errors.append(e)
+        finally:
+            _local.inside = False
+            for _ in range(handed):
+                done.acquire()
+        if errors:
+            raise errors[0]
+    finally:
+        _busy.release()
+
+
+def run_split(fn: Callable[[int, int], Any], n_items: int, nbytes: int) -> None:
+    """``fn(start, stop)`` over ranges of ``n_items``, in parallel when large.
+
+    Args:
+        fn: Processes items ``start:stop`` (disjoint outputs per range).
+        n_items: Items to cover.
+        nbytes: Estimated bytes the whole work touches (see :func:`plan`).
+    """
+    pieces = plan(nbytes, n_items)
+    if pieces <= 1:
+        fn(0, n_items)
+        return
+    ranges = split(n_items, pieces)
+    parallel_for(lambda i: fn(*ranges[i]), len(ranges))

@@ -1,0 +1,76 @@
+"""The convolution kernels split over the intra-op threads give exactly the
+single-thread results (both column layouts, forward and both gradients)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_conv_layouts import CASES, _grads
+
+from kusari.functions.connection import _conv_batch_inner, _conv_core
+from kusari.utils import threads
+
+
+@pytest.mark.parametrize("layout", ["sample", "batch"])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_threads_match_one_thread(case, layout, monkeypatch):
+    _, fn, xs, ws, nb = case
+    rng = np.random.default_rng(0)
+    arrays = [
+        rng.standard_normal(xs).astype(np.float32),
+        rng.standard_normal(ws).astype(np.float32),
+        rng.standard_normal(nb).astype(np.float32),
+    ]
+    monkeypatch.setattr(_conv_batch_inner, "_FORCE_LAYOUT", layout)
+    monkeypatch.setattr(threads, "_num_threads", 1)
+    one = _grads(fn, arrays)
+    # Every copy split, however small: three threads on uneven pieces.
+    monkeypatch.setattr(threads, "_num_threads", 3)
+    monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
+    calls = []
+    real = threads.run_split
+    monkeypatch.setattr(
+        threads,
+        "run_split",
+        lambda fn, n, nbytes: calls.append(n) or real(fn, n, nbytes),
+    )
+    many = _grads(fn, arrays)
+    assert calls, "no kernel was split"
+    for a, b in zip(one, many):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_per_sample_col2im_split(monkeypatch):
+    # Large input planes take the one-GEMM-per-sample transposed convolution.
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 70, 70)).astype(np.float32)
+    W = rng.standard_normal((3, 4, 3, 3)).astype(np.float32)
+    args = ((2, 2), (1, 1), (1, 1), 1, (139, 139))
+    monkeypatch.setattr(threads, "_num_threads", 1)
+    one = _conv_core.deconv_forward(x, W, None, *args)
+    monkeypatch.setattr(threads, "_num_threads", 2)
+    monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
+    np.testing.assert_array_equal(one, _conv_core.deconv_forward(x, W, None, *args))
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_pointwise_plain_gemm_matches_columns(groups, dtype, monkeypatch):
+    import kusari.functions as F
+
+    rng = np.random.default_rng(2)
+    arrays = [
+        rng.standard_normal((3, 4, 12, 12)).astype(dtype),
+        rng.standard_normal((6, 4 // groups, 1, 1)).astype(dtype),
+        rng.standard_normal(6).astype(dtype),
+    ]
+
+    def fn(x, W, b):
+        return F.convolution_2d(x, W, b, groups=groups)
+
+    gemm = _grads(fn, arrays)  # 144 pixels: the plain GEMM
+    monkeypatch.setattr(_conv_core, "_POINTWISE_GEMM_L", 10**9)
+    cols = _grads(fn, arrays)
+    for a, b in zip(gemm, cols):
+        tol = 1e-2 if dtype == np.float16 else 1e-5
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
