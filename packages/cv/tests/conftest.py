@@ -38,6 +38,27 @@ def backend_config(request: pytest.FixtureRequest) -> Iterator[str]:
             yield name
 
 
+@pytest.fixture
+def offline(tmp_path, monkeypatch) -> Iterator[Any]:
+    """An empty dataset root (``tmp_path``, yielded) and a network that is
+    unreachable: a download fails at once with ``URLError``."""
+    import urllib.error
+    import urllib.request
+
+    import kusari
+    from kusari.dataset import download
+
+    def unreachable(*args, **kwargs):
+        raise urllib.error.URLError("network is unreachable")
+
+    monkeypatch.setattr(urllib.request, "urlopen", unreachable)
+    monkeypatch.setattr(download, "RETRY_BACKOFF", 0.0)
+    old_root = kusari.dataset.get_dataset_root()
+    kusari.dataset.set_dataset_root(str(tmp_path))
+    yield tmp_path
+    kusari.dataset.set_dataset_root(old_root)
+
+
 # Workers as threads: a stand-in for a kusari_mn communicator, for code that
 # spreads work over workers (apply_to_iterator, the evaluators).
 

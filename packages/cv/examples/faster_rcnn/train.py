@@ -18,20 +18,26 @@ A few CPU iterations on a small folder::
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import kusari
 from kusari import training
-from kusari.datasets import ConcatenatedDataset, TransformDataset
+from kusari.datasets import TransformDataset
 from kusari.optimizer_hooks import WeightDecay
 from kusari.training import extensions, triggers
 from kusari_cv import transforms
-from kusari_cv.datasets import VOCBboxDataset, voc_bbox_label_names
+from kusari_cv.datasets import voc_bbox_label_names
 from kusari_cv.extensions import DetectionVOCEvaluator
 from kusari_cv.links import FasterRCNNVGG16
 from kusari_cv.links.model.faster_rcnn import FasterRCNNTrainChain
+
+# voc_detection.py, shared by the detection examples, is one folder up.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import voc_detection
 
 
 class Transform:
@@ -54,55 +60,29 @@ class Transform:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-dir",
-        action="append",
-        required=True,
-        help="a VOC<year> folder to train on (repeatable)",
-    )
-    parser.add_argument("--train-split", default="trainval")
-    parser.add_argument("--test-data-dir", required=True)
-    parser.add_argument("--test-split", default="test")
-    parser.add_argument(
-        "--pretrained-model",
-        default="imagenet",
-        help="'imagenet', an npz path, or 'none'",
-    )
+    voc_detection.add_train_arguments(parser)
     parser.add_argument("--min-size", type=int, default=600)
     parser.add_argument("--max-size", type=int, default=1000)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--step-size", type=int, default=50000)
     parser.add_argument("--iteration", type=int, default=70000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--gpu", type=int, default=-1)
-    parser.add_argument("--out", default="result")
-    parser.add_argument("--resume")
-    parser.add_argument("--log-interval", type=int, default=20)
-    parser.add_argument("--no-progress", action="store_true")
+    voc_detection.add_run_arguments(parser, log_interval=20)
     args = parser.parse_args(argv)
 
     np.random.seed(args.seed)
-    sets = [VOCBboxDataset(data_dir=d, split=args.train_split) for d in args.data_dir]
-    train_data = sets[0] if len(sets) == 1 else ConcatenatedDataset(*sets)
-    test_data = VOCBboxDataset(
-        data_dir=args.test_data_dir,
-        split=args.test_split,
-        use_difficult=True,
-        return_difficult=True,
-    )
+    train_data = voc_detection.voc_train_dataset(args.data_dir, args.train_split)
+    test_data = voc_detection.voc_test_dataset(args.test_data_dir, args.test_split)
 
-    pretrained = None if args.pretrained_model == "none" else args.pretrained_model
     faster_rcnn = FasterRCNNVGG16(
         n_fg_class=len(voc_bbox_label_names),
-        pretrained_model=pretrained,
+        pretrained_model=voc_detection.pretrained(args),
         min_size=args.min_size,
         max_size=args.max_size,
     )
     faster_rcnn.use_preset("evaluate")
     model = FasterRCNNTrainChain(faster_rcnn)
-    if args.gpu >= 0:
-        kusari.backends.cuda.get_device_from_id(args.gpu).use()
-        model.to_gpu()
+    voc_detection.to_device(model, args.gpu)
     # materialise the lazily initialised extractor before the optimizer's hooks
     with kusari.using_config("train", False), kusari.no_backprop_mode():
         faster_rcnn.extractor(faster_rcnn.xp.zeros((1, 3, 32, 32), np.float32))
@@ -148,8 +128,6 @@ def main(argv: list[str] | None = None) -> None:
         ),
         trigger=log_interval,
     )
-    if not args.no_progress:
-        trainer.extend(extensions.ProgressBar(update_interval=10))
     trainer.extend(
         DetectionVOCEvaluator(
             test_iter,
@@ -161,9 +139,7 @@ def main(argv: list[str] | None = None) -> None:
             [args.step_size, args.iteration], "iteration"
         ),
     )
-    if args.resume:
-        kusari.serializers.load_npz(args.resume, trainer)
-    trainer.run()
+    voc_detection.run_trainer(trainer, args)
 
 
 if __name__ == "__main__":

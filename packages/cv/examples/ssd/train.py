@@ -22,17 +22,19 @@ from __future__ import annotations
 import argparse
 import copy
 import random
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import kusari
 from kusari import training
-from kusari.datasets import ConcatenatedDataset, TransformDataset
+from kusari.datasets import TransformDataset
 from kusari.optimizer_hooks import WeightDecay
 from kusari.training import extensions, triggers
 from kusari_cv import transforms
-from kusari_cv.datasets import VOCBboxDataset, voc_bbox_label_names
+from kusari_cv.datasets import voc_bbox_label_names
 from kusari_cv.extensions import DetectionVOCEvaluator
 from kusari_cv.links import SSD300, SSD512
 from kusari_cv.links.model.ssd import (
@@ -42,6 +44,10 @@ from kusari_cv.links.model.ssd import (
     random_distort,
     resize_with_random_interpolation,
 )
+
+# voc_detection.py, shared by the detection examples, is one folder up.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import voc_detection
 
 
 class MultiboxTrainChain(kusari.Chain):
@@ -106,28 +112,10 @@ class Transform:
         return img, mb_loc, mb_label
 
 
-def _datasets(dirs: list[str], split: str, **kwargs: Any) -> Any:
-    sets = [VOCBboxDataset(data_dir=d, split=split, **kwargs) for d in dirs]
-    return sets[0] if len(sets) == 1 else ConcatenatedDataset(*sets)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", choices=("ssd300", "ssd512"), default="ssd300")
-    parser.add_argument(
-        "--data-dir",
-        action="append",
-        required=True,
-        help="a VOC<year> folder to train on (repeatable)",
-    )
-    parser.add_argument("--train-split", default="trainval")
-    parser.add_argument("--test-data-dir", required=True)
-    parser.add_argument("--test-split", default="test")
-    parser.add_argument(
-        "--pretrained-model",
-        default="imagenet",
-        help="'imagenet', an npz path, or 'none'",
-    )
+    voc_detection.add_train_arguments(parser)
     parser.add_argument("--batchsize", type=int, default=32)
     parser.add_argument("--iteration", type=int, default=120000)
     parser.add_argument("--step", type=int, nargs="*", default=[80000, 100000])
@@ -138,24 +126,20 @@ def main(argv: list[str] | None = None) -> None:
         default=0,
         help="worker processes of the training iterator (0: serial)",
     )
-    parser.add_argument("--gpu", type=int, default=-1)
-    parser.add_argument("--out", default="result")
-    parser.add_argument("--resume")
-    parser.add_argument("--log-interval", type=int, default=10)
-    parser.add_argument("--no-progress", action="store_true")
+    voc_detection.add_run_arguments(parser, log_interval=10)
     args = parser.parse_args(argv)
 
-    pretrained = None if args.pretrained_model == "none" else args.pretrained_model
     model_cls = SSD300 if args.model == "ssd300" else SSD512
-    model = model_cls(n_fg_class=len(voc_bbox_label_names), pretrained_model=pretrained)
+    model = model_cls(
+        n_fg_class=len(voc_bbox_label_names),
+        pretrained_model=voc_detection.pretrained(args),
+    )
     model.use_preset("evaluate")
     train_chain = MultiboxTrainChain(model)
-    if args.gpu >= 0:
-        kusari.backends.cuda.get_device_from_id(args.gpu).use()
-        model.to_gpu()
+    voc_detection.to_device(model, args.gpu)
 
     train = TransformDataset(
-        _datasets(args.data_dir, args.train_split),
+        voc_detection.voc_train_dataset(args.data_dir, args.train_split),
         Transform(model.coder, model.insize, model.mean),
     )
     if args.loaderjob > 0:
@@ -164,12 +148,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     else:
         train_iter = kusari.iterators.SerialIterator(train, args.batchsize)
-    test = VOCBboxDataset(
-        data_dir=args.test_data_dir,
-        split=args.test_split,
-        use_difficult=True,
-        return_difficult=True,
-    )
+    test = voc_detection.voc_test_dataset(args.test_data_dir, args.test_split)
     test_iter = kusari.iterators.SerialIterator(
         test, args.batchsize, repeat=False, shuffle=False
     )
@@ -217,8 +196,6 @@ def main(argv: list[str] | None = None) -> None:
         ),
         trigger=log_interval,
     )
-    if not args.no_progress:
-        trainer.extend(extensions.ProgressBar(update_interval=10))
     trainer.extend(
         extensions.snapshot(),
         trigger=triggers.ManualScheduleTrigger(
@@ -229,9 +206,7 @@ def main(argv: list[str] | None = None) -> None:
         extensions.snapshot_object(model, "model_iter_{.updater.iteration}"),
         trigger=(args.iteration, "iteration"),
     )
-    if args.resume:
-        kusari.serializers.load_npz(args.resume, trainer)
-    trainer.run()
+    voc_detection.run_trainer(trainer, args)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,10 @@
 """Smoke tests: the detection examples train and evaluate on a tiny VOC folder."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NAMES = ("aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat")
 
 
@@ -39,25 +35,11 @@ def _write_voc(root: Path, n: int = 3) -> Path:
     return root
 
 
-def _run(script: Path, *args: str, cwd: Path) -> str:
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    proc = subprocess.run(
-        [sys.executable, str(script), *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc.stdout
-
-
-def test_ssd_train_and_eval(tmp_path):
+def test_ssd_train_and_eval(tmp_path, run_example, examples_dir):
     data = _write_voc(tmp_path / "VOC")
     out = tmp_path / "result"
-    _run(
-        EXAMPLES / "ssd" / "train.py",
+    run_example(
+        examples_dir / "ssd" / "train.py",
         "--data-dir",
         str(data),
         "--test-data-dir",
@@ -78,8 +60,8 @@ def test_ssd_train_and_eval(tmp_path):
         cwd=tmp_path,
     )
     assert (out / "model_iter_2").exists() and (out / "log").exists()
-    stdout = _run(
-        EXAMPLES / "ssd" / "eval.py",
+    result = run_example(
+        examples_dir / "ssd" / "eval.py",
         "--pretrained-model",
         str(out / "model_iter_2"),
         "--data-dir",
@@ -88,14 +70,14 @@ def test_ssd_train_and_eval(tmp_path):
         "2",
         cwd=tmp_path,
     )
-    assert "mAP:" in stdout and "aeroplane" in stdout
+    assert "mAP:" in result.stdout and "aeroplane" in result.stdout
 
 
-def test_faster_rcnn_train_and_eval(tmp_path):
+def test_faster_rcnn_train_and_eval(tmp_path, run_example, examples_dir):
     data = _write_voc(tmp_path / "VOC", n=2)
     out = tmp_path / "result"
-    _run(
-        EXAMPLES / "faster_rcnn" / "train.py",
+    run_example(
+        examples_dir / "faster_rcnn" / "train.py",
         "--data-dir",
         str(data),
         "--test-data-dir",
@@ -118,8 +100,8 @@ def test_faster_rcnn_train_and_eval(tmp_path):
         cwd=tmp_path,
     )
     assert (out / "model_iter_2").exists()
-    stdout = _run(
-        EXAMPLES / "faster_rcnn" / "eval.py",
+    result = run_example(
+        examples_dir / "faster_rcnn" / "eval.py",
         "--pretrained-model",
         str(out / "model_iter_2"),
         "--data-dir",
@@ -130,4 +112,4 @@ def test_faster_rcnn_train_and_eval(tmp_path):
         "96",
         cwd=tmp_path,
     )
-    assert "mAP:" in stdout
+    assert "mAP:" in result.stdout

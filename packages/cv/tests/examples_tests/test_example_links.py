@@ -4,9 +4,6 @@ on tiny data sets written here."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,30 +12,13 @@ from PIL import Image
 import kusari
 from kusari_cv.links import ResNet50, SegNetBasic
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def run_example(script: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    env["MPLBACKEND"] = "Agg"
-    result = subprocess.run(
-        [sys.executable, str(script), *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result
-
 
 def write_png(path: Path, array: np.ndarray) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     Image.fromarray(array).save(path)
 
 
-def test_train_imagenet_resnet50(tmp_path):
+def test_train_imagenet_resnet50(tmp_path, run_example, examples_dir):
     rng = np.random.default_rng(0)
     lines = []
     for i in range(6):
@@ -49,7 +29,7 @@ def test_train_imagenet_resnet50(tmp_path):
     (tmp_path / "val.txt").write_text("\n".join(lines[:3]) + "\n")
     out = tmp_path / "result"
     run_example(
-        EXAMPLES / "classification" / "train_imagenet.py",
+        examples_dir / "classification" / "train_imagenet.py",
         "train.txt", "val.txt", "--root", str(tmp_path),
         "--n-class", "3", "--batchsize", "2", "--iteration", "2",
         "--crop-size", "64", "--scale-size", "72", "--out", str(out),
@@ -67,7 +47,7 @@ def test_train_imagenet_resnet50(tmp_path):
 
     # The evaluation script reads the same list with the trained snapshot.
     result = run_example(
-        EXAMPLES / "classification" / "eval_imagenet.py",
+        examples_dir / "classification" / "eval_imagenet.py",
         "val.txt", "--root", str(tmp_path), "--n-class", "3",
         "--pretrained-model", str(out / "model_iter_2.npz"), "--crop", "10",
         "--crop-size", "64", "--scale-size", "72", "--batchsize", "2",
@@ -92,12 +72,12 @@ def write_camvid(root: Path, rng: np.random.Generator) -> None:
         (root / f"{split}.txt").write_text("\n".join(lines) + "\n")
 
 
-def test_segnet_train_on_camvid_layout(tmp_path):
+def test_segnet_train_on_camvid_layout(tmp_path, run_example, examples_dir):
     data = tmp_path / "CamVid"
     write_camvid(data, np.random.default_rng(1))
     out = tmp_path / "result"
     run_example(
-        EXAMPLES / "segnet" / "train.py",
+        examples_dir / "segnet" / "train.py",
         "--data-dir", str(data), "--batchsize", "2", "--iteration", "2",
         "--val-interval", "2", "--log-interval", "1", "--out", str(out),
         cwd=tmp_path,
@@ -110,7 +90,7 @@ def test_segnet_train_on_camvid_layout(tmp_path):
     assert model.predict([np.zeros((3, 16, 24), np.float32)])[0].shape == (16, 24)
 
     result = run_example(
-        EXAMPLES / "segnet" / "eval_camvid.py",
+        examples_dir / "segnet" / "eval_camvid.py",
         "--data-dir", str(data), "--split", "val", "--batchsize", "2",
         "--pretrained-model", str(out / "model_iter_2.npz"),
         cwd=tmp_path,

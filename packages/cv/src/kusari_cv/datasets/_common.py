@@ -11,9 +11,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+import numpy as np
+
 import kusari
 from kusari.dataset.download import DownloadError
+from kusari_cv.chainer_experimental.datasets.sliceable import GetterDataset
 from kusari_cv.utils.download import cached_download, extractall, file_lock
+from kusari_cv.utils.image import read_image
 
 #: Dataset-cache subdirectory shared by all ChainerCV data sets.
 DATASET_PREFIX = "pfnet/chainercv"
@@ -32,6 +36,37 @@ def require(path: str, owner: str, what: str) -> str:
             "check data_dir and the data set's folder layout"
         )
     return path
+
+
+def select_keys(keys: tuple[str, ...], **optional: bool) -> tuple[str, ...]:
+    """``keys``, then the names of ``optional`` whose flag is true, in the
+    order given: what a data set with ``return_<name>`` options returns."""
+    return keys + tuple(name for name, wanted in optional.items() if wanted)
+
+
+def check_split(split: str, owner: str) -> None:
+    """Raise unless ``split`` is ``'train'``, ``'trainval'`` or ``'val'``."""
+    if split not in ("train", "trainval", "val"):
+        raise ValueError(
+            f"{owner}: split must be 'train', 'trainval' or 'val', got {split!r}"
+        )
+
+
+class ImageIdsDataset(GetterDataset):
+    """A sliceable data set over the image ids ``self.ids``, whose RGB images
+    are ``<self.data_dir>/<_image_dir>/<id>.jpg``; ``_get_image`` reads one."""
+
+    _image_dir = "JPEGImages"
+    data_dir: str
+    ids: list[str]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def _get_image(self, i: int) -> np.ndarray:
+        path = os.path.join(self.data_dir, self._image_dir, self.ids[i] + ".jpg")
+        require(path, type(self).__name__, f"the image of {self.ids[i]!r}")
+        return read_image(path, color=True)
 
 
 def read_lines(path: str, owner: str, what: str) -> list[str]:

@@ -22,8 +22,9 @@ from kusari.utils import type_check
 from kusari_cv._typing import Array
 
 
-class _TapLinear(kusari.FunctionNode):
-    # y.flat[m] = sum_t w[m, t] * x.flat[idx[m, t]]
+class _TapMap(kusari.FunctionNode):
+    # The taps (idx, w) of shape (M, T) and the shapes of x and y; the map
+    # and its transpose (each the other's gradient) keep them alike.
     def __init__(
         self,
         idx: Array,
@@ -40,6 +41,9 @@ class _TapLinear(kusari.FunctionNode):
     def label(self) -> str:
         return self._name
 
+
+class _TapLinear(_TapMap):
+    # y.flat[m] = sum_t w[m, t] * x.flat[idx[m, t]]
     def forward(self, inputs: tuple[Array, ...]) -> tuple[Array, ...]:
         (x,) = inputs
         y = (x.reshape(-1)[self.idx] * self.w).sum(axis=1)
@@ -53,24 +57,8 @@ class _TapLinear(kusari.FunctionNode):
         return node.apply((gy,))
 
 
-class _TapLinearT(kusari.FunctionNode):
+class _TapLinearT(_TapMap):
     # the transpose: gx.flat[idx[m, t]] += w[m, t] * gy.flat[m]
-    def __init__(
-        self,
-        idx: Array,
-        w: Array,
-        in_shape: tuple[int, ...],
-        out_shape: tuple[int, ...],
-        name: str,
-    ) -> None:
-        self.idx, self.w = idx, w
-        self.in_shape, self.out_shape = in_shape, out_shape
-        self._name = name
-
-    @property
-    def label(self) -> str:
-        return self._name
-
     def forward(self, inputs: tuple[Array, ...]) -> tuple[Array, ...]:
         (gy,) = inputs
         xp = backend.get_array_module(gy)

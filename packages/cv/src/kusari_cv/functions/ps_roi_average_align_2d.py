@@ -106,8 +106,8 @@ def align_taps(
     )
 
 
-class PSROIAverageAlign2D(PSRoIFunction):
-    fname = "ps_roi_average_align_2d"
+class PSRoIAlignFunction(PSRoIFunction):
+    """Base of the two align functions: bilinear samples on a grid per bin."""
 
     def __init__(
         self,
@@ -119,12 +119,20 @@ class PSROIAverageAlign2D(PSRoIFunction):
         super().__init__(outsize, spatial_scale, group_size)
         self.sampling_ratio = _sampling_ratio(self.fname, sampling_ratio)
 
+    def align_taps(
+        self, x: Array, rois: Array, roi_indices: Array, out_c: int
+    ) -> tuple[Array, Array, Array, Array]:
+        """:func:`align_taps` with this function's sizes and sampling ratio."""
+        return align_taps(self, x, rois, roi_indices, out_c, self.sampling_ratio)
+
+
+class PSROIAverageAlign2D(PSRoIAlignFunction):
+    fname = "ps_roi_average_align_2d"
+
     def taps(
         self, x: Array, rois: Array, roi_indices: Array, out_c: int
     ) -> tuple[Array, Array]:
-        idx, w, _, count = align_taps(
-            self, x, rois, roi_indices, out_c, self.sampling_ratio
-        )
+        idx, w, _, count = self.align_taps(x, rois, roi_indices, out_c)
         return idx, w / count
 
 

@@ -7,30 +7,18 @@ from typing import Any
 from kusari import backend
 from kusari.variable import Variable
 from kusari_cv._typing import Array
-from kusari_cv.functions._ps_roi_common import PSRoIFunction, pick_max
-from kusari_cv.functions.ps_roi_average_align_2d import _sampling_ratio, align_taps
+from kusari_cv.functions._ps_roi_common import pick_max
+from kusari_cv.functions.ps_roi_average_align_2d import PSRoIAlignFunction
 
 
-class PSROIMaxAlign2D(PSRoIFunction):
+class PSROIMaxAlign2D(PSRoIAlignFunction):
     fname = "ps_roi_max_align_2d"
-
-    def __init__(
-        self,
-        outsize: Any,
-        spatial_scale: float,
-        group_size: int,
-        sampling_ratio: Any = None,
-    ) -> None:
-        super().__init__(outsize, spatial_scale, group_size)
-        self.sampling_ratio = _sampling_ratio(self.fname, sampling_ratio)
 
     def taps(
         self, x: Array, rois: Array, roi_indices: Array, out_c: int
     ) -> tuple[Array, Array]:
         xp = backend.get_array_module(x)
-        idx, w, valid, _ = align_taps(
-            self, x, rois, roi_indices, out_c, self.sampling_ratio
-        )
+        idx, w, valid, _ = self.align_taps(x, rois, roi_indices, out_c)
         return pick_max(xp, x, idx, w, valid, 4)
 
 

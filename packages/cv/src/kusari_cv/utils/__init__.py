@@ -1,5 +1,6 @@
 """Utilities: boxes, masks, images, iterators, downloads and testing helpers."""
 
+from kusari_cv.utils import testing
 from kusari_cv.utils.bbox.bbox_iou import bbox_iou
 from kusari_cv.utils.bbox.non_maximum_suppression import non_maximum_suppression
 from kusari_cv.utils.download import cached_download, download_model, extractall
@@ -9,42 +10,15 @@ from kusari_cv.utils.link import prepare_pretrained_model
 from kusari_cv.utils.mask.mask_iou import mask_iou
 from kusari_cv.utils.mask.mask_to_bbox import mask_to_bbox
 from kusari_cv.utils.mask.scale_mask import scale_mask
-from kusari_cv.utils.testing import (
-    ConstantStubLink,
-    assert_is_bbox,
-    assert_is_bbox_dataset,
-    assert_is_detection_link,
-    assert_is_image,
-    assert_is_instance_segmentation_dataset,
-    assert_is_instance_segmentation_link,
-    assert_is_label_dataset,
-    assert_is_point,
-    assert_is_point_dataset,
-    assert_is_semantic_segmentation_dataset,
-    assert_is_semantic_segmentation_link,
-    generate_random_bbox,
-)
+from kusari_cv.utils.testing import *  # noqa: F403 (ChainerCV has them here too)
 
 __all__ = [
-    "ConstantStubLink",
     "ProgressHook",
     "apply_to_iterator",
-    "assert_is_bbox",
-    "assert_is_bbox_dataset",
-    "assert_is_detection_link",
-    "assert_is_image",
-    "assert_is_instance_segmentation_dataset",
-    "assert_is_instance_segmentation_link",
-    "assert_is_label_dataset",
-    "assert_is_point",
-    "assert_is_point_dataset",
-    "assert_is_semantic_segmentation_dataset",
-    "assert_is_semantic_segmentation_link",
     "bbox_iou",
     "cached_download",
     "download_model",
     "extractall",
-    "generate_random_bbox",
     "mask_iou",
     "mask_to_bbox",
     "non_maximum_suppression",
@@ -56,3 +30,4 @@ __all__ = [
     "unzip",
     "write_image",
 ]
+__all__ += testing.__all__

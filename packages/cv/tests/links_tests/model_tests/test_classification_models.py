@@ -1,6 +1,3 @@
-import urllib.error
-import urllib.request
-
 import numpy as np
 import pytest
 
@@ -170,21 +167,6 @@ def test_npz_with_wrong_n_class_fails_to_load(tmp_path):
 def test_preset_that_disagrees_with_n_class_is_rejected_before_download():
     with pytest.raises(ValueError, match="n_class must be 1000"):
         ResNet50(n_class=10, pretrained_model="imagenet")
-
-
-@pytest.fixture
-def offline(tmp_path, monkeypatch):
-    """An empty dataset root and a network that is unreachable."""
-
-    def unreachable(*args, **kwargs):
-        raise urllib.error.URLError("network is unreachable")
-
-    monkeypatch.setattr(urllib.request, "urlopen", unreachable)
-    monkeypatch.setattr(download, "RETRY_BACKOFF", 0.0)
-    old_root = kusari.dataset.get_dataset_root()
-    kusari.dataset.set_dataset_root(str(tmp_path))
-    yield tmp_path
-    kusari.dataset.set_dataset_root(old_root)
 
 
 @pytest.mark.parametrize(

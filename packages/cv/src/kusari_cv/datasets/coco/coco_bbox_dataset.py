@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kusari_cv.datasets._common import select_keys
 from kusari_cv.datasets.coco.coco_instances_base_dataset import (
     COCOInstancesBaseDataset,
 )
@@ -46,9 +47,6 @@ class COCOBboxDataset(COCOInstancesBaseDataset):
         return_crowded: bool = False,
     ) -> None:
         super().__init__(data_dir, split, year, use_crowded)
-        keys: tuple[str, ...] = ("img", "bbox", "label")
-        if return_area:
-            keys += ("area",)
-        if return_crowded:
-            keys += ("crowded",)
-        self.keys = keys
+        self.keys = select_keys(
+            ("img", "bbox", "label"), area=return_area, crowded=return_crowded
+        )

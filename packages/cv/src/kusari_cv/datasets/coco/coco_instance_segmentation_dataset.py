@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kusari_cv.datasets._common import select_keys
 from kusari_cv.datasets.coco.coco_instances_base_dataset import (
     COCOInstancesBaseDataset,
 )
@@ -37,11 +38,9 @@ class COCOInstanceSegmentationDataset(COCOInstancesBaseDataset):
         return_bbox: bool = False,
     ) -> None:
         super().__init__(data_dir, split, year, use_crowded)
-        keys: tuple[str, ...] = ("img", "mask", "label")
-        if return_area:
-            keys += ("area",)
-        if return_crowded:
-            keys += ("crowded",)
-        if return_bbox:
-            keys += ("bbox",)
-        self.keys = keys
+        self.keys = select_keys(
+            ("img", "mask", "label"),
+            area=return_area,
+            crowded=return_crowded,
+            bbox=return_bbox,
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kusari_cv.datasets._common import select_keys
 from kusari_cv.datasets.coco.coco_instances_base_dataset import (
     COCOInstancesBaseDataset,
 )
@@ -55,12 +56,11 @@ class COCOKeypointDataset(COCOInstancesBaseDataset):
             )
         super().__init__(data_dir, split, year, use_crowded, mode="person_keypoints")
         self.add_getter(("point", "visible"), self._get_points)
-        keys: tuple[str, ...] = ("img", "point", "visible", "bbox", "label")
-        if return_area:
-            keys += ("area",)
-        if return_crowded:
-            keys += ("crowded",)
-        self.keys = keys
+        self.keys = select_keys(
+            ("img", "point", "visible", "bbox", "label"),
+            area=return_area,
+            crowded=return_crowded,
+        )
 
     def _get_points(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         annos = self.id_to_anno[self.ids[i]]

@@ -7,7 +7,7 @@ import os
 import numpy as np
 from PIL import Image
 
-from kusari_cv.datasets._common import read_lines
+from kusari_cv.datasets._common import read_lines, select_keys
 from kusari_cv.datasets.cub.cub_utils import CUBDatasetBase
 
 #: Number of annotated parts per bird.
@@ -69,12 +69,9 @@ class CUBKeypointDataset(CUBDatasetBase):
 
         self.add_getter("img", self._get_image)
         self.add_getter(("point", "visible"), self._get_points)
-        keys: tuple[str, ...] = ("img", "point", "visible")
-        if return_bbox:
-            keys += ("bbox",)
-        if return_prob_map:
-            keys += ("prob_map",)
-        self.keys = keys
+        self.keys = select_keys(
+            ("img", "point", "visible"), bbox=return_bbox, prob_map=return_prob_map
+        )
 
     def _get_points(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         point = self._points[i].copy()

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from kusari_cv.datasets._common import select_keys
 from kusari_cv.datasets.cub.cub_utils import CUBDatasetBase, _parse_table
 
 
@@ -54,12 +55,9 @@ class CUBLabelDataset(CUBDatasetBase):
 
         self.add_getter("img", self._get_image)
         self.add_getter("label", self._get_label)
-        keys: tuple[str, ...] = ("img", "label")
-        if return_bbox:
-            keys += ("bbox",)
-        if return_prob_map:
-            keys += ("prob_map",)
-        self.keys = keys
+        self.keys = select_keys(
+            ("img", "label"), bbox=return_bbox, prob_map=return_prob_map
+        )
 
     def _get_label(self, i: int) -> np.int32:
         return self._labels[i]

@@ -7,11 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from kusari_cv.chainer_experimental.datasets.sliceable import GetterDataset
-from kusari_cv.datasets._common import read_lines, require
+from kusari_cv.datasets._common import (
+    ImageIdsDataset,
+    check_split,
+    read_lines,
+    require,
+)
 from kusari_cv.datasets.sbd import sbd_utils
 from kusari_cv.datasets.voc import voc_utils
-from kusari_cv.utils.image import read_image
 
 
 def _load_segmentation(path: str, struct: str, owner: str) -> np.ndarray:
@@ -32,7 +35,7 @@ def _load_segmentation(path: str, struct: str, owner: str) -> np.ndarray:
     return np.asarray(data[struct]["Segmentation"][0][0], dtype=np.int32)
 
 
-class SBDInstanceSegmentationDataset(GetterDataset):
+class SBDInstanceSegmentationDataset(ImageIdsDataset):
     """Instance segmentation dataset for the Semantic Boundaries Dataset.
 
     Reads ``<split>_voc2012.txt``, ``img/<id>.jpg`` and the MATLAB files
@@ -53,13 +56,12 @@ class SBDInstanceSegmentationDataset(GetterDataset):
     ==========  ============  =======  =====================
     """
 
+    _image_dir = "img"
+
     def __init__(self, data_dir: str = "auto", split: str = "train") -> None:
         super().__init__()
         owner = type(self).__name__
-        if split not in ("train", "trainval", "val"):
-            raise ValueError(
-                f"{owner}: split must be 'train', 'trainval' or 'val', got {split!r}"
-            )
+        check_split(split, owner)
         if data_dir == "auto":
             data_dir = sbd_utils.get_sbd(owner)
         self.data_dir = data_dir
@@ -70,14 +72,6 @@ class SBDInstanceSegmentationDataset(GetterDataset):
         )
         self.add_getter("img", self._get_image)
         self.add_getter(("mask", "label"), self._get_annotations)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def _get_image(self, i: int) -> np.ndarray:
-        path = os.path.join(self.data_dir, "img", self.ids[i] + ".jpg")
-        require(path, type(self).__name__, f"the image of {self.ids[i]!r}")
-        return read_image(path, color=True)
 
     def _get_annotations(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         owner = type(self).__name__

@@ -7,13 +7,11 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from kusari_cv.chainer_experimental.datasets.sliceable import GetterDataset
-from kusari_cv.datasets._common import require
+from kusari_cv.datasets._common import ImageIdsDataset, require
 from kusari_cv.datasets.voc import voc_utils
-from kusari_cv.utils.image import read_image
 
 
-class VOCBboxDataset(GetterDataset):
+class VOCBboxDataset(ImageIdsDataset):
     """Bounding box dataset for PASCAL VOC.
 
     Reads ``<data_dir>/ImageSets/Main/<split>.txt``, ``Annotations/<id>.xml``
@@ -71,14 +69,6 @@ class VOCBboxDataset(GetterDataset):
         self.add_getter(("bbox", "label", "difficult"), self._get_annotations)
         if not return_difficult:
             self.keys = ("img", "bbox", "label")
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def _get_image(self, i: int) -> np.ndarray:
-        path = os.path.join(self.data_dir, "JPEGImages", self.ids[i] + ".jpg")
-        require(path, type(self).__name__, f"the image of {self.ids[i]!r}")
-        return read_image(path, color=True)
 
     def _get_annotations(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         owner = type(self).__name__

@@ -6,13 +6,12 @@ import os
 
 import numpy as np
 
-from kusari_cv.chainer_experimental.datasets.sliceable import GetterDataset
-from kusari_cv.datasets._common import require
+from kusari_cv.datasets._common import ImageIdsDataset, check_split, require
 from kusari_cv.datasets.voc import voc_utils
-from kusari_cv.utils.image import read_image, read_label
+from kusari_cv.utils.image import read_label
 
 
-class VOCInstanceSegmentationDataset(GetterDataset):
+class VOCInstanceSegmentationDataset(ImageIdsDataset):
     """Instance segmentation dataset for PASCAL VOC2012.
 
     Reads ``ImageSets/Segmentation/<split>.txt``, ``JPEGImages/<id>.jpg`` and
@@ -35,24 +34,13 @@ class VOCInstanceSegmentationDataset(GetterDataset):
     def __init__(self, data_dir: str = "auto", split: str = "train") -> None:
         super().__init__()
         owner = type(self).__name__
-        if split not in ("train", "trainval", "val"):
-            raise ValueError(
-                f"{owner}: split must be 'train', 'trainval' or 'val', got {split!r}"
-            )
+        check_split(split, owner)
         if data_dir == "auto":
             data_dir = voc_utils.get_voc("2012", split, owner)
         self.data_dir = data_dir
         self.ids = voc_utils.read_ids(data_dir, "Segmentation", split, owner)
         self.add_getter("img", self._get_image)
         self.add_getter(("mask", "label"), self._get_annotations)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def _get_image(self, i: int) -> np.ndarray:
-        path = os.path.join(self.data_dir, "JPEGImages", self.ids[i] + ".jpg")
-        require(path, type(self).__name__, f"the image of {self.ids[i]!r}")
-        return read_image(path, color=True)
 
     def _get_annotations(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         owner = type(self).__name__

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import kusari
 import kusari.functions as F
 import kusari.links as L
+from kusari_cv.links.connection._conv_block import ConvBlock
 
 
-class Conv2DActiv(kusari.Chain):
+class Conv2DActiv(ConvBlock):
     """:class:`~kusari.links.Convolution2D` followed by an activation.
 
     The arguments are those of :class:`~kusari.links.Convolution2D` plus
@@ -53,27 +53,18 @@ class Conv2DActiv(kusari.Chain):
         initial_bias: Any = None,
         activ: Callable[[Any], Any] | None = F.relu,
     ) -> None:
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None
-        super().__init__()
-        self.activ = activ
-        with self.init_scope():
-            self.conv = L.Convolution2D(
-                in_channels,
-                out_channels,
-                ksize,
-                stride,
-                pad,
-                nobias,
-                initialW,
-                initial_bias,
-                dilate=dilate,
-                groups=groups,
-            )
-
-    def forward(self, x: Any) -> Any:
-        """Convolves ``x`` and applies the activation."""
-        h = self.conv(x)
-        if self.activ is None:
-            return h
-        return self.activ(h)
+        super().__init__(
+            L.Convolution2D,
+            in_channels,
+            out_channels,
+            ksize,
+            stride,
+            pad,
+            dilate,
+            groups,
+            nobias,
+            initialW,
+            initial_bias,
+            activ,
+            None,
+        )

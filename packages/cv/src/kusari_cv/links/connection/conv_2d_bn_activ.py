@@ -2,37 +2,21 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
-import kusari
 import kusari.functions as F
 import kusari.links as L
+from kusari_cv.links.connection._conv_block import (
+    ConvBlock,
+    batch_normalization_link,
+)
+
+# Kept importable from here, where it was defined before ConvBlock.
+__all__ = ["Conv2DBNActiv", "batch_normalization_link"]
 
 
-def batch_normalization_link(size: int, bn_kwargs: dict[str, Any]) -> kusari.Link:
-    """A batch normalization link for ``size`` channels.
-
-    With ``'comm'`` in ``bn_kwargs`` (a kusari-mn communicator), the
-    statistics are shared across workers through
-    ``kusari_mn.links.MultiNodeBatchNormalization``, as ChainerCV does with
-    ChainerMN; otherwise this is :class:`~kusari.links.BatchNormalization`.
-    """
-    if "comm" not in bn_kwargs:
-        return L.BatchNormalization(size, **bn_kwargs)
-    try:
-        # Optional dependency: only users who pass a communicator need it.
-        mn_links = importlib.import_module("kusari_mn.links")
-    except ImportError as e:
-        raise ImportError(
-            "batch normalization with bn_kwargs['comm'] needs kusari-mn "
-            "(pip install kusari-mn)"
-        ) from e
-    return mn_links.MultiNodeBatchNormalization(size, **bn_kwargs)
-
-
-class Conv2DBNActiv(kusari.Chain):
+class Conv2DBNActiv(ConvBlock):
     """Convolution, then batch normalization, then an activation.
 
     The arguments are those of :class:`~kusari.links.Convolution2D` plus
@@ -79,28 +63,18 @@ class Conv2DBNActiv(kusari.Chain):
         activ: Callable[[Any], Any] | None = F.relu,
         bn_kwargs: dict[str, Any] | None = None,
     ) -> None:
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None
-        super().__init__()
-        self.activ = activ
-        with self.init_scope():
-            self.conv = L.Convolution2D(
-                in_channels,
-                out_channels,
-                ksize,
-                stride,
-                pad,
-                nobias,
-                initialW,
-                initial_bias,
-                dilate=dilate,
-                groups=groups,
-            )
-            self.bn = batch_normalization_link(out_channels, dict(bn_kwargs or {}))
-
-    def forward(self, x: Any) -> Any:
-        """Convolution, normalization and activation of ``x``."""
-        h = self.bn(self.conv(x))
-        if self.activ is None:
-            return h
-        return self.activ(h)
+        super().__init__(
+            L.Convolution2D,
+            in_channels,
+            out_channels,
+            ksize,
+            stride,
+            pad,
+            dilate,
+            groups,
+            nobias,
+            initialW,
+            initial_bias,
+            activ,
+            {} if bn_kwargs is None else bn_kwargs,
+        )

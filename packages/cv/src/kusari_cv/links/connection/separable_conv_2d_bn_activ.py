@@ -8,7 +8,7 @@ from typing import Any
 import kusari
 import kusari.functions as F
 import kusari.links as L
-from kusari_cv.links.connection.conv_2d_bn_activ import batch_normalization_link
+from kusari_cv.links.connection._conv_block import batch_normalization_link
 
 
 class SeparableConv2DBNActiv(kusari.Chain):

@@ -15,17 +15,6 @@ from kusari_cv.links.model.faster_rcnn import (
 )
 
 
-class TinyExtractor(kusari.Chain):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.c1 = L.Convolution2D(3, 8, 3, stride=2, pad=1)
-            self.c2 = L.Convolution2D(8, 8, 3, stride=2, pad=1)
-
-    def forward(self, x):
-        return F.relu(self.c2(F.relu(self.c1(x))))
-
-
 class TinyHead(kusari.Chain):
     def __init__(self, n_class):
         super().__init__()
@@ -45,27 +34,10 @@ class TinyHead(kusari.Chain):
         return self.cls_loc(h), self.score(h)
 
 
-def tiny_faster_rcnn(n_fg_class=2):
-    rpn = RegionProposalNetwork(
-        8,
-        8,
-        ratios=(0.5, 1, 2),
-        anchor_scales=(2, 4),
-        feat_stride=4,
-        proposal_creator_params={
-            "min_size": 2,
-            "n_train_post_nms": 64,
-            "n_test_post_nms": 32,
-        },
-    )
-    return FasterRCNN(
-        TinyExtractor(),
-        rpn,
-        TinyHead(n_fg_class + 1),
-        mean=np.zeros((3, 1, 1), np.float32),
-        min_size=32,
-        max_size=48,
-    )
+@pytest.fixture
+def tiny_faster_rcnn(tiny_two_stage):
+    """``tiny_faster_rcnn(n_fg_class=2)``: a FasterRCNN with tiny parts."""
+    return lambda n_fg_class=2: tiny_two_stage(FasterRCNN, TinyHead(n_fg_class + 1))
 
 
 def test_rpn_shapes_and_anchor_order():
@@ -83,7 +55,7 @@ def test_rpn_shapes_and_anchor_order():
     )
 
 
-def test_predict_formats_and_presets():
+def test_predict_formats_and_presets(tiny_faster_rcnn):
     np.random.seed(0)
     model = tiny_faster_rcnn()
     assert model.n_class == 3
@@ -109,14 +81,14 @@ def test_predict_formats_and_presets():
         model.use_preset("nope")
 
 
-def test_prepare_scales_shorter_side():
+def test_prepare_scales_shorter_side(tiny_faster_rcnn):
     model = tiny_faster_rcnn()
     assert model.prepare(np.zeros((3, 20, 25), np.float32)).shape == (3, 32, 40)
     # the longer side would exceed max_size 48: it is capped instead
     assert model.prepare(np.zeros((3, 10, 40), np.float32)).shape == (3, 12, 48)
 
 
-def test_train_chain_decreases_loss():
+def test_train_chain_decreases_loss(tiny_faster_rcnn):
     np.random.seed(0)
     model = tiny_faster_rcnn()
     chain = FasterRCNNTrainChain(
@@ -151,7 +123,7 @@ def test_train_chain_decreases_loss():
     assert min(losses[-5:]) < 0.6 * first
 
 
-def test_train_chain_rejects_batches():
+def test_train_chain_rejects_batches(tiny_faster_rcnn):
     chain = FasterRCNNTrainChain(tiny_faster_rcnn())
     with pytest.raises(ValueError, match="only batches of one image"):
         chain(
@@ -162,7 +134,7 @@ def test_train_chain_rejects_batches():
         )
 
 
-def test_npz_round_trip(tmp_path):
+def test_npz_round_trip(tmp_path, tiny_faster_rcnn):
     a, b = tiny_faster_rcnn(), tiny_faster_rcnn()
     img = np.random.default_rng(3).uniform(0, 255, (3, 32, 32)).astype(np.float32)
     a.use_preset("evaluate")

@@ -1,6 +1,3 @@
-import urllib.error
-import urllib.request
-
 import numpy as np
 import pytest
 
@@ -223,19 +220,6 @@ def test_resnet101_model_runs_end_to_end():
 def test_bad_arguments_are_rejected_before_building(kwargs, match):
     with pytest.raises(ValueError, match=match):
         FCISResNet101(**kwargs)
-
-
-@pytest.fixture
-def offline(tmp_path, monkeypatch):
-    def unreachable(*args, **kwargs):
-        raise urllib.error.URLError("network is unreachable")
-
-    monkeypatch.setattr(urllib.request, "urlopen", unreachable)
-    monkeypatch.setattr(download, "RETRY_BACKOFF", 0.0)
-    old_root = kusari.dataset.get_dataset_root()
-    kusari.dataset.set_dataset_root(str(tmp_path))
-    yield tmp_path
-    kusari.dataset.set_dataset_root(old_root)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ import kusari.functions as F
 import kusari.links as L
 from kusari import optimizers
 from kusari_cv.functions import ps_roi_max_align_2d
-from kusari_cv.links.model.faster_rcnn import RegionProposalNetwork
 from kusari_cv.links.model.light_head_rcnn import (
     GlobalContextModule,
     LightHeadRCNN,
@@ -15,18 +14,6 @@ from kusari_cv.links.model.light_head_rcnn import (
 )
 from kusari_cv.links.model.light_head_rcnn import light_head_rcnn_train_chain as tc
 from kusari_cv.links.model.light_head_rcnn.utils import ProposalTargetCreator
-
-
-class TinyExtractor(kusari.Chain):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.c1 = L.Convolution2D(3, 8, 3, stride=2, pad=1)
-            self.c2 = L.Convolution2D(8, 8, 3, stride=2, pad=1)
-
-    def forward(self, x):
-        h = F.relu(self.c2(F.relu(self.c1(x))))
-        return h, h
 
 
 class TinyHead(kusari.Chain):
@@ -54,25 +41,11 @@ class TinyHead(kusari.Chain):
         return self.cls_loc(h), self.score(h)
 
 
-def tiny_model(n_fg_class=2):
-    rpn = RegionProposalNetwork(
-        8,
-        8,
-        anchor_scales=(2, 4),
-        feat_stride=4,
-        proposal_creator_params={
-            "min_size": 2,
-            "n_train_post_nms": 64,
-            "n_test_post_nms": 32,
-        },
-    )
-    return LightHeadRCNN(
-        TinyExtractor(),
-        rpn,
-        TinyHead(n_fg_class + 1),
-        mean=np.zeros((3, 1, 1), np.float32),
-        min_size=32,
-        max_size=48,
+@pytest.fixture
+def tiny_model(tiny_two_stage):
+    """``tiny_model(n_fg_class=2)``: a LightHeadRCNN with tiny parts."""
+    return lambda n_fg_class=2: tiny_two_stage(
+        LightHeadRCNN, TinyHead(n_fg_class + 1), two_maps=True
     )
 
 
@@ -112,7 +85,7 @@ def test_proposal_target_creator_keeps_all_by_default():
     assert len(sample) == 2 and (label > 0).sum() == 1 and label[0] == 4
 
 
-def test_predict_truncates_and_sorts():
+def test_predict_truncates_and_sorts(tiny_model):
     np.random.seed(0)
     model = tiny_model()
     model.use_preset("evaluate")
@@ -130,7 +103,7 @@ def test_predict_truncates_and_sorts():
     assert (np.diff(scores[0]) <= 0).all()
 
 
-def test_train_chain_decreases_loss():
+def test_train_chain_decreases_loss(tiny_model):
     np.random.seed(0)
     model = tiny_model()
     chain = LightHeadRCNNTrainChain(model, n_ohem_sample=16)

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy
 
 import kusari
 import kusari.functions as F
 from kusari.backends import cuda
-from kusari_cv import transforms
 from kusari_cv._typing import Array
+from kusari_cv.links.model._preset import apply_preset
 from kusari_cv.links.model.faster_rcnn.utils.loc2bbox import loc2bbox
+from kusari_cv.links.model.fpn.misc import scale_img
 from kusari_cv.utils.bbox.non_maximum_suppression import non_maximum_suppression
 
 _PRESETS = {
@@ -42,6 +43,13 @@ class FasterRCNN(kusari.Chain):
         nms_thresh: IoU threshold of the per-class NMS in predict.
         score_thresh: Minimum probability of a predicted box.
     """
+
+    # Set by use_preset.
+    nms_thresh: float
+    score_thresh: float
+
+    # The thresholds :meth:`use_preset` sets, by preset name.
+    _presets: ClassVar[dict[str, dict[str, float]]] = _PRESETS
 
     def __init__(
         self,
@@ -95,22 +103,12 @@ class FasterRCNN(kusari.Chain):
     def use_preset(self, preset: str) -> None:
         """Set ``nms_thresh`` and ``score_thresh`` for ``'visualize'`` or
         ``'evaluate'``."""
-        if preset not in _PRESETS:
-            raise ValueError(
-                f"{type(self).__name__}.use_preset: expected one of "
-                f"{sorted(_PRESETS)}, got {preset!r}"
-            )
-        self.nms_thresh = _PRESETS[preset]["nms_thresh"]
-        self.score_thresh = _PRESETS[preset]["score_thresh"]
+        apply_preset(self, self._presets, preset)
 
     def prepare(self, img: Array) -> Array:
         """Resize so the shorter side is ``min_size`` (the longer at most
         ``max_size``) and subtract the mean."""
-        _, H, W = img.shape
-        scale = self.min_size / min(H, W)
-        if scale * max(H, W) > self.max_size:
-            scale = self.max_size / max(H, W)
-        img = transforms.resize(img, (int(H * scale), int(W * scale)))
+        img, _ = scale_img(img, self.min_size, self.max_size)
         return (img - self.mean).astype(numpy.float32, copy=False)
 
     def _suppress(

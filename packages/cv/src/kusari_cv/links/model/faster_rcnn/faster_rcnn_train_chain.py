@@ -20,13 +20,24 @@ from kusari_cv.links.model.faster_rcnn.utils.proposal_target_creator import (
 )
 
 
-def _smooth_l1_loss(x: Any, t: Array, in_weight: Array, sigma: float) -> Any:
+def smooth_l1(x: Any, t: Array, label: Array, sigma: float) -> Any:
+    """Element-wise smooth L1 loss of the rows whose ``label`` is positive
+    (foreground): only foregrounds are localized, the others weigh 0."""
+    xp = backend.get_array_module(t)
+    in_weight = xp.zeros_like(t)
+    in_weight[label > 0] = 1
     sigma2 = sigma**2
     diff = (x - t) * in_weight
     abs_diff = F.absolute(diff)
     flag = (abs_diff.array < (1.0 / sigma2)).astype(abs_diff.dtype)
-    y = flag * (sigma2 / 2.0) * F.square(diff) + (1 - flag) * (abs_diff - 0.5 / sigma2)
-    return F.sum(y)
+    return flag * (sigma2 / 2.0) * F.square(diff) + (1 - flag) * (
+        abs_diff - 0.5 / sigma2
+    )
+
+
+def n_sampled(label: Array) -> int:
+    """How many labels are sampled (not ignored, ``-1``); at least 1."""
+    return max(int((label >= 0).sum()), 1)
 
 
 def _fast_rcnn_loc_loss(
@@ -34,11 +45,35 @@ def _fast_rcnn_loc_loss(
 ) -> Any:
     # Only positives contribute, but the loss is averaged over every sampled
     # (non-ignored) label, as in the paper.
-    xp = backend.get_array_module(gt_loc)
-    in_weight = xp.zeros_like(gt_loc)
-    in_weight[gt_label > 0] = 1
-    loss = _smooth_l1_loss(pred_loc, gt_loc, in_weight, sigma)
-    return loss / max(int((gt_label >= 0).sum()), 1)
+    return F.sum(smooth_l1(pred_loc, gt_loc, gt_label, sigma)) / n_sampled(gt_label)
+
+
+def unwrap_targets(bboxes: Any, labels: Any, scales: Any) -> tuple[Any, Any, list]:
+    """The arrays of Variables (or the values as given) and ``scales`` as a
+    list of floats on the host."""
+    bboxes = getattr(bboxes, "array", bboxes)
+    labels = getattr(labels, "array", labels)
+    scales = getattr(scales, "array", scales)
+    return bboxes, labels, numpy.asarray(cuda.to_cpu(scales)).reshape(-1).tolist()
+
+
+def report_losses(
+    link: kusari.Link, rpn_loc: Any, rpn_cls: Any, roi_loc: Any, roi_cls: Any
+) -> Any:
+    """Reports the four losses and their sum (``loss``) for ``link``;
+    returns the sum."""
+    loss = rpn_loc + rpn_cls + roi_loc + roi_cls
+    reporter.report(
+        {
+            "rpn_loc_loss": rpn_loc,
+            "rpn_cls_loss": rpn_cls,
+            "roi_loc_loss": roi_loc,
+            "roi_cls_loss": roi_cls,
+            "loss": loss,
+        },
+        link,
+    )
+    return loss
 
 
 class FasterRCNNTrainChain(kusari.Chain):
@@ -89,15 +124,12 @@ class FasterRCNNTrainChain(kusari.Chain):
         Returns:
             The scalar loss.
         """
-        bboxes = getattr(bboxes, "array", bboxes)
-        labels = getattr(labels, "array", labels)
-        scales = getattr(scales, "array", scales)
+        bboxes, labels, scales = unwrap_targets(bboxes, labels, scales)
         if len(bboxes) != 1:
             raise ValueError(
                 "FasterRCNNTrainChain: only batches of one image are supported, "
                 f"got {len(bboxes)}"
             )
-        scales = numpy.asarray(cuda.to_cpu(scales)).reshape(-1).tolist()
         _, _, H, W = imgs.shape
         img_size = (H, W)
         xp = self.xp
@@ -127,15 +159,6 @@ class FasterRCNNTrainChain(kusari.Chain):
         )
         roi_cls_loss = F.softmax_cross_entropy(roi_score, gt_roi_label)
 
-        loss = rpn_loc_loss + rpn_cls_loss + roi_loc_loss + roi_cls_loss
-        reporter.report(
-            {
-                "rpn_loc_loss": rpn_loc_loss,
-                "rpn_cls_loss": rpn_cls_loss,
-                "roi_loc_loss": roi_loc_loss,
-                "roi_cls_loss": roi_cls_loss,
-                "loss": loss,
-            },
-            self,
+        return report_losses(
+            self, rpn_loc_loss, rpn_cls_loss, roi_loc_loss, roi_cls_loss
         )
-        return loss

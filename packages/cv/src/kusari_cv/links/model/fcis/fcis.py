@@ -12,6 +12,7 @@ import kusari.functions as F
 from kusari.backends import cuda
 from kusari_cv._typing import Array
 from kusari_cv.links.model.fcis.utils.mask_voting import mask_voting
+from kusari_cv.links.model.fpn.misc import scale_img
 from kusari_cv.transforms import resize
 
 _PRESETS: dict[str, dict[str, float]] = {
@@ -92,11 +93,7 @@ class FCIS(kusari.Chain):
     def prepare(self, img: Array) -> Array:
         """Resize a CHW RGB image so its shorter side is ``min_size`` (the
         longer at most ``max_size``) and subtract :attr:`mean`."""
-        _, H, W = img.shape
-        scale = self.min_size / min(H, W)
-        if scale * max(H, W) > self.max_size:
-            scale = self.max_size / max(H, W)
-        img = resize(img, (int(H * scale), int(W * scale)))
+        img, _ = scale_img(img, self.min_size, self.max_size)
         return (img - self.mean).astype(np.float32, copy=False)
 
     def use_preset(self, preset: str) -> None:

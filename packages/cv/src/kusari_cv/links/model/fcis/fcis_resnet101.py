@@ -14,21 +14,19 @@ from kusari import initializers, serializers
 from kusari_cv import utils
 from kusari_cv._typing import Array
 from kusari_cv.functions import ps_roi_average_pooling_2d
-from kusari_cv.links.connection import Conv2DBNActiv
 from kusari_cv.links.model.faster_rcnn.region_proposal_network import (
     RegionProposalNetwork,
 )
 from kusari_cv.links.model.faster_rcnn.utils.loc2bbox import loc2bbox
 from kusari_cv.links.model.fcis.fcis import FCIS
-from kusari_cv.links.model.resnet import ResNet101
-from kusari_cv.links.model.resnet.resblock import ResBlock
+from kusari_cv.links.model.resnet.dilated_extractor import DilatedResNet101Extractor
 
 
 def _max_pool(x: Any) -> Any:
     return F.max_pooling_2d(x, ksize=3, stride=2)
 
 
-class ResNet101Extractor(kusari.Chain):
+class ResNet101Extractor(DilatedResNet101Extractor):
     """ResNet-101 trunk returning ``(res4, res5)``; ``res5`` is dilated, so
     both have stride 16.
 
@@ -40,30 +38,7 @@ class ResNet101Extractor(kusari.Chain):
     """
 
     def __init__(self, initialW: Any = None) -> None:
-        super().__init__()
-        if initialW is None:
-            initialW = initializers.HeNormal()
-        kwargs = {
-            "initialW": initialW,
-            "bn_kwargs": {"eps": 1e-5},
-            "stride_first": True,
-        }
-        with self.init_scope():
-            self.conv1 = Conv2DBNActiv(3, 64, 7, 2, 3, nobias=True, initialW=initialW)
-            self.pool1 = _max_pool
-            self.res2 = ResBlock(3, 64, 64, 256, 1, **kwargs)
-            self.res3 = ResBlock(4, 256, 128, 512, 2, **kwargs)
-            self.res4 = ResBlock(23, 512, 256, 1024, 2, **kwargs)
-            self.res5 = ResBlock(3, 1024, 512, 2048, 1, 2, **kwargs)
-
-    def forward(self, x: Any) -> tuple[kusari.Variable, kusari.Variable]:
-        """``(res4, res5)`` features of ``(B, 3, H, W)`` images."""
-        with kusari.using_config("train", False):
-            h = self.res2(self.pool1(self.conv1(x)))
-            h.unchain_backward()
-            res4 = self.res4(self.res3(h))
-            res5 = self.res5(res4)
-        return res4, res5
+        super().__init__(_max_pool, initialW, {"eps": 1e-5})
 
 
 class FCISResNet101Head(kusari.Chain):
@@ -205,16 +180,6 @@ class FCISResNet101Head(kusari.Chain):
         return seg, locs, cls_scores
 
 
-def _copy_conv2dbn(src: Any, dst: Any) -> None:
-    dst.conv.W.array[...] = src.conv.W.array
-    if src.conv.b is not None and dst.conv.b is not None:
-        dst.conv.b.array[...] = src.conv.b.array
-    for name in ("gamma", "beta"):
-        getattr(dst.bn, name).array[...] = getattr(src.bn, name).array
-    dst.bn.avg_mean[...] = src.bn.avg_mean
-    dst.bn.avg_var[...] = src.bn.avg_var
-
-
 _URL = "https://chainercv-models.preferred.jp/"
 
 
@@ -354,18 +319,6 @@ class FCISResNet101(FCIS):
             loc_normalize_std,
         )
         if imagenet:
-            self._copy_imagenet_pretrained_resnet()
+            extractor.copy_imagenet_pretrained_resnet()
         elif path:
             serializers.load_npz(path, self)
-
-    def _copy_imagenet_pretrained_resnet(self) -> None:
-        resnet: Any = ResNet101(arch="he", pretrained_model="imagenet")
-        extractor: Any = self.extractor
-        _copy_conv2dbn(resnet.conv1, extractor.conv1)
-        for stage in ("res2", "res3", "res4", "res5"):
-            src, dst = getattr(resnet, stage), getattr(extractor, stage)
-            for name in src.layer_names:
-                a, b = getattr(src, name), getattr(dst, name)
-                for conv in ("conv1", "conv2", "conv3", "residual_conv"):
-                    if hasattr(a, conv):
-                        _copy_conv2dbn(getattr(a, conv), getattr(b, conv))

@@ -13,7 +13,14 @@ import kusari.links as L
 from kusari import backend, initializers
 from kusari.backends import cuda
 from kusari_cv._typing import Array
-from kusari_cv.links.model.fpn.misc import argsort, choice, exp_clip, smooth_l1
+from kusari_cv.links.model.fpn.misc import (
+    argsort,
+    choice,
+    exp_clip,
+    flatten_levels,
+    smooth_l1,
+    split_levels,
+)
 from kusari_cv.utils.bbox.bbox_iou import bbox_iou
 from kusari_cv.utils.bbox.non_maximum_suppression import non_maximum_suppression
 
@@ -188,11 +195,7 @@ def bbox_head_loss_pre(
     thresh, n_per_image, fg_ratio = 0.5, 512, 0.25
     xp = backend.get_array_module(rois[0])
     n_level = len(rois)
-    levels = xp.concatenate(
-        [xp.full(len(r), lvl, dtype=numpy.int32) for lvl, r in enumerate(rois)]
-    )
-    roi_all = xp.concatenate(list(rois)).astype(numpy.float32)
-    index_all = xp.concatenate(list(roi_indices)).astype(numpy.int32)
+    levels, roi_all, index_all = flatten_levels(rois, roi_indices)
     roi_yx = (roi_all[:, 2:] + roi_all[:, :2]) / 2
     roi_hw = roi_all[:, 2:] - roi_all[:, :2]
 
@@ -233,13 +236,7 @@ def bbox_head_loss_pre(
     keep = gt_labels >= 0
     roi_all, index_all, levels = roi_all[keep], index_all[keep], levels[keep]
     gt_locs, gt_labels = gt_locs[keep], gt_labels[keep]
-    masks = [levels == lvl for lvl in range(n_level)]
-    return (
-        [roi_all[m] for m in masks],
-        [index_all[m] for m in masks],
-        [gt_locs[m] for m in masks],
-        [gt_labels[m] for m in masks],
-    )
+    return split_levels(levels, n_level, roi_all, index_all, gt_locs, gt_labels)
 
 
 def bbox_head_loss_post(

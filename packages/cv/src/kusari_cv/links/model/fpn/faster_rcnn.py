@@ -11,6 +11,7 @@ import kusari
 import kusari.functions as F
 from kusari.backends import cuda
 from kusari_cv._typing import Array
+from kusari_cv.links.model._preset import apply_preset
 from kusari_cv.links.model.fpn.misc import scale_img
 
 _PRESETS = {
@@ -37,6 +38,10 @@ class FasterRCNN(kusari.Chain):
         nms_thresh: IoU threshold of the per-class NMS.
         score_thresh: Minimum probability of a predicted box.
     """
+
+    # Set by use_preset.
+    nms_thresh: float
+    score_thresh: float
 
     stride = 32
     _accepted_return_values = ("rois", "bboxes", "labels", "scores", "masks")
@@ -77,13 +82,7 @@ class FasterRCNN(kusari.Chain):
     def use_preset(self, preset: str) -> None:
         """Set ``nms_thresh`` and ``score_thresh`` for ``'visualize'`` or
         ``'evaluate'``."""
-        if preset not in _PRESETS:
-            raise ValueError(
-                f"{type(self).__name__}.use_preset: expected one of "
-                f"{sorted(_PRESETS)}, got {preset!r}"
-            )
-        self.nms_thresh = _PRESETS[preset]["nms_thresh"]
-        self.score_thresh = _PRESETS[preset]["score_thresh"]
+        apply_preset(self, _PRESETS, preset)
 
     def forward(self, x: Any) -> tuple[list[Any], Array, Array]:
         """Pyramid features, proposals ``(R, 4)`` and their image indices."""

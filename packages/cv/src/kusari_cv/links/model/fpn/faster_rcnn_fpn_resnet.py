@@ -20,6 +20,17 @@ from kusari_cv.links.model.resnet import ResNet50, ResNet101
 _URL = "https://chainercv-models.preferred.jp/"
 
 
+def _coco(model: str) -> dict[str, dict[str, Any]]:
+    """The ``'coco'`` preset (80 classes) of ``<model>_coco_trained_2019_03_15``."""
+    return {
+        "coco": {
+            "param": {"n_fg_class": 80},
+            "url": f"{_URL}{model}_coco_trained_2019_03_15.npz",
+            "cv2": True,
+        },
+    }
+
+
 def _pool1(x: Any) -> Any:
     # padded 3x3 pooling so every pyramid level is exactly half the previous
     return F.max_pooling_2d(x, 3, stride=2, pad=1, cover_all=False)
@@ -96,26 +107,14 @@ class FasterRCNNFPNResNet50(FasterRCNNFPNResNet):
     """FPN Faster R-CNN with a ResNet-50 base (see :class:`FasterRCNNFPNResNet`)."""
 
     _base = ResNet50
-    _models: ClassVar[dict[str, dict[str, Any]]] = {
-        "coco": {
-            "param": {"n_fg_class": 80},
-            "url": _URL + "faster_rcnn_fpn_resnet50_coco_trained_2019_03_15.npz",
-            "cv2": True,
-        },
-    }
+    _models: ClassVar[dict[str, dict[str, Any]]] = _coco("faster_rcnn_fpn_resnet50")
 
 
 class FasterRCNNFPNResNet101(FasterRCNNFPNResNet):
     """FPN Faster R-CNN with a ResNet-101 base (see :class:`FasterRCNNFPNResNet`)."""
 
     _base = ResNet101
-    _models: ClassVar[dict[str, dict[str, Any]]] = {
-        "coco": {
-            "param": {"n_fg_class": 80},
-            "url": _URL + "faster_rcnn_fpn_resnet101_coco_trained_2019_03_15.npz",
-            "cv2": True,
-        },
-    }
+    _models: ClassVar[dict[str, dict[str, Any]]] = _coco("faster_rcnn_fpn_resnet101")
 
 
 class MaskRCNNFPNResNet(FasterRCNNFPNResNet):
@@ -138,23 +137,11 @@ class MaskRCNNFPNResNet50(MaskRCNNFPNResNet):
     """Mask R-CNN with a ResNet-50 FPN base (see :class:`FasterRCNNFPNResNet`)."""
 
     _base = ResNet50
-    _models: ClassVar[dict[str, dict[str, Any]]] = {
-        "coco": {
-            "param": {"n_fg_class": 80},
-            "url": _URL + "mask_rcnn_fpn_resnet50_coco_trained_2019_03_15.npz",
-            "cv2": True,
-        },
-    }
+    _models: ClassVar[dict[str, dict[str, Any]]] = _coco("mask_rcnn_fpn_resnet50")
 
 
 class MaskRCNNFPNResNet101(MaskRCNNFPNResNet):
     """Mask R-CNN with a ResNet-101 FPN base (see :class:`FasterRCNNFPNResNet`)."""
 
     _base = ResNet101
-    _models: ClassVar[dict[str, dict[str, Any]]] = {
-        "coco": {
-            "param": {"n_fg_class": 80},
-            "url": _URL + "mask_rcnn_fpn_resnet101_coco_trained_2019_03_15.npz",
-            "cv2": True,
-        },
-    }
+    _models: ClassVar[dict[str, dict[str, Any]]] = _coco("mask_rcnn_fpn_resnet101")

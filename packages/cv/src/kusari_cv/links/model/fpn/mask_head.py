@@ -15,6 +15,7 @@ from kusari.backends import cuda
 from kusari_cv._typing import Array
 from kusari_cv.links.connection import Conv2DActiv
 from kusari_cv.links.model.fpn.mask_utils import mask_to_segm, segm_to_mask
+from kusari_cv.links.model.fpn.misc import flatten_levels, split_levels
 from kusari_cv.utils.bbox.bbox_iou import bbox_iou
 
 
@@ -120,11 +121,7 @@ def mask_head_loss_pre(
     """
     xp = backend.get_array_module(rois[0])
     n_level = len(rois)
-    levels = xp.concatenate(
-        [xp.full(len(r), lvl, dtype=numpy.int32) for lvl, r in enumerate(rois)]
-    )
-    roi_all = xp.concatenate(list(rois)).astype(numpy.float32)
-    index_all = xp.concatenate(list(roi_indices)).astype(numpy.int32)
+    levels, roi_all, index_all = flatten_levels(rois, roi_indices)
     label_all = xp.concatenate(list(gt_head_labels)).astype(numpy.int32)
 
     fg = xp.where(label_all > 0)[0]
@@ -137,13 +134,7 @@ def mask_head_loss_pre(
         gt_segms[rows] = xp.asarray(
             mask_to_segm(gt_masks[i], roi_all[rows], segm_size, iou.argmax(axis=1))
         )
-    masks = [levels == lvl for lvl in range(n_level)]
-    return (
-        [roi_all[m] for m in masks],
-        [index_all[m] for m in masks],
-        [gt_segms[m] for m in masks],
-        [label_all[m] for m in masks],
-    )
+    return split_levels(levels, n_level, roi_all, index_all, gt_segms, label_all)
 
 
 def mask_head_loss_post(

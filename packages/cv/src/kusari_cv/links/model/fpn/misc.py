@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy
@@ -42,3 +43,29 @@ def scale_img(img: Array, min_size: int, max_size: int) -> tuple[Array, float]:
         scale = max_size / max(H, W)
     out = transforms.resize(img, (int(H * scale), int(W * scale)))
     return out, scale
+
+
+def flatten_levels(
+    rois: Sequence[Array], roi_indices: Sequence[Array]
+) -> tuple[Array, Array, Array]:
+    """The per-level RoIs and image indices as one ``(R, 4)`` float32 and one
+    ``(R,)`` int32 array, after the ``(R,)`` int32 level of each RoI:
+    ``(levels, rois, roi_indices)``."""
+    xp = backend.get_array_module(rois[0])
+    levels = xp.concatenate(
+        [xp.full(len(r), lvl, dtype=numpy.int32) for lvl, r in enumerate(rois)]
+    )
+    roi_all = xp.concatenate(list(rois)).astype(numpy.float32)
+    index_all = xp.concatenate(list(roi_indices)).astype(numpy.int32)
+    return levels, roi_all, index_all
+
+
+def split_levels(
+    levels: Array, n_level: int, rois: Array, roi_indices: Array, *targets: Array
+) -> Any:
+    """Split ``rois``, ``roi_indices`` and each of ``targets`` (rows matching
+    ``levels``) into lists of ``n_level`` arrays, one per level, as the
+    tuple ``(rois, roi_indices, *targets)``: the inverse of
+    :func:`flatten_levels`."""
+    masks = [levels == lvl for lvl in range(n_level)]
+    return tuple([a[m] for m in masks] for a in (rois, roi_indices, *targets))

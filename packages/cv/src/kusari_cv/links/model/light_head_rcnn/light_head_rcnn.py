@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy
 
@@ -35,27 +35,7 @@ class LightHeadRCNN(FasterRCNN):
         loc_normalize_std: Standard deviation of the head's offset targets.
     """
 
-    def __init__(
-        self,
-        extractor: kusari.Link,
-        rpn: kusari.Link,
-        head: kusari.Link,
-        mean: Any,
-        min_size: int = 600,
-        max_size: int = 1000,
-        loc_normalize_mean: Sequence[float] = (0.0, 0.0, 0.0, 0.0),
-        loc_normalize_std: Sequence[float] = (0.1, 0.1, 0.2, 0.2),
-    ) -> None:
-        super().__init__(
-            extractor,
-            rpn,
-            head,
-            mean,
-            min_size,
-            max_size,
-            loc_normalize_mean,
-            loc_normalize_std,
-        )
+    _presets: ClassVar[dict[str, dict[str, float]]] = _PRESETS
 
     def forward(
         self, x: Any, scales: Any = None
@@ -70,13 +50,7 @@ class LightHeadRCNN(FasterRCNN):
     def use_preset(self, preset: str) -> None:
         """Set ``nms_thresh``, ``score_thresh`` and ``max_n_predict`` (100)
         for ``'visualize'`` or ``'evaluate'``."""
-        if preset not in _PRESETS:
-            raise ValueError(
-                f"{type(self).__name__}.use_preset: expected one of "
-                f"{sorted(_PRESETS)}, got {preset!r}"
-            )
-        self.nms_thresh = _PRESETS[preset]["nms_thresh"]
-        self.score_thresh = _PRESETS[preset]["score_thresh"]
+        super().use_preset(preset)
         self.max_n_predict = 100
 
     def predict(

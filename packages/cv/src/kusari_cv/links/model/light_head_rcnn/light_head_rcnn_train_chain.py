@@ -8,9 +8,15 @@ import numpy
 
 import kusari
 import kusari.functions as F
-from kusari import backend, reporter
+from kusari import backend
 from kusari.backends import cuda
 from kusari_cv._typing import Array
+from kusari_cv.links.model.faster_rcnn.faster_rcnn_train_chain import (
+    n_sampled,
+    report_losses,
+    smooth_l1,
+    unwrap_targets,
+)
 from kusari_cv.links.model.faster_rcnn.utils.anchor_target_creator import (
     AnchorTargetCreator,
 )
@@ -20,22 +26,11 @@ from kusari_cv.links.model.light_head_rcnn.utils.proposal_target_creator import 
 )
 
 
-def _smooth_l1_rows(x: Any, t: Array, in_weight: Array, sigma: float) -> Any:
-    sigma2 = sigma**2
-    diff = (x - t) * in_weight
-    abs_diff = F.absolute(diff)
-    flag = (abs_diff.array < (1.0 / sigma2)).astype(abs_diff.dtype)
-    y = flag * (sigma2 / 2.0) * F.square(diff) + (1 - flag) * (abs_diff - 0.5 / sigma2)
-    return F.sum(y, axis=1)
-
-
 def _loc_loss(pred: Any, gt: Array, label: Array, sigma: float, mean: bool) -> Any:
-    xp = backend.get_array_module(gt)
-    in_weight = xp.zeros_like(gt)
-    in_weight[label > 0] = 1  # only foregrounds are localized
-    loss = _smooth_l1_rows(pred, gt, in_weight, sigma)
+    # only foregrounds are localized
+    loss = F.sum(smooth_l1(pred, gt, label, sigma), axis=1)
     if mean:
-        return F.sum(loss) / max(int((label >= 0).sum()), 1)
+        return F.sum(loss) / n_sampled(label)
     return loss
 
 
@@ -105,10 +100,7 @@ class LightHeadRCNNTrainChain(kusari.Chain):
     def forward(self, imgs: Any, bboxes: Any, labels: Any, scales: Any) -> Any:
         """Loss of a batch of prepared images (boxes per image may differ
         when given as lists)."""
-        bboxes = getattr(bboxes, "array", bboxes)
-        labels = getattr(labels, "array", labels)
-        scales = getattr(scales, "array", scales)
-        scales = numpy.asarray(cuda.to_cpu(scales)).reshape(-1).tolist()
+        bboxes, labels, scales = unwrap_targets(bboxes, labels, scales)
         batch_size, _, H, W = imgs.shape
         img_size = (H, W)
         xp = self.xp
@@ -157,15 +149,6 @@ class LightHeadRCNNTrainChain(kusari.Chain):
         )
         roi_loc_loss = 2 * roi_loc_loss
 
-        loss = rpn_loc_loss + rpn_cls_loss + roi_loc_loss + roi_cls_loss
-        reporter.report(
-            {
-                "rpn_loc_loss": rpn_loc_loss,
-                "rpn_cls_loss": rpn_cls_loss,
-                "roi_loc_loss": roi_loc_loss,
-                "roi_cls_loss": roi_cls_loss,
-                "loss": loss,
-            },
-            self,
+        return report_losses(
+            self, rpn_loc_loss, rpn_cls_loss, roi_loc_loss, roi_cls_loss
         )
-        return loss

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import kusari
 import kusari.functions as F
-from kusari_cv.links.connection.conv_2d_bn_activ import batch_normalization_link
+from kusari_cv.links.connection._conv_block import ConvBlock
 from kusari_cv.links.model.mobilenet.tf_convolution_2d import TFConvolution2D
 
 
-class TFConv2DBNActiv(kusari.Chain):
+class TFConv2DBNActiv(ConvBlock):
     """:class:`TFConvolution2D`, then batch normalization, then an activation.
 
     Like :class:`~kusari_cv.links.Conv2DBNActiv`, but ``pad`` may be
@@ -55,28 +54,18 @@ class TFConv2DBNActiv(kusari.Chain):
         activ: Callable[[Any], Any] | None = F.relu,
         bn_kwargs: dict[str, Any] | None = None,
     ) -> None:
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None
-        super().__init__()
-        self.activ = activ
-        with self.init_scope():
-            self.conv = TFConvolution2D(
-                in_channels,
-                out_channels,
-                ksize,
-                stride,
-                pad,
-                nobias,
-                initialW,
-                initial_bias,
-                dilate=dilate,
-                groups=groups,
-            )
-            self.bn = batch_normalization_link(out_channels, dict(bn_kwargs or {}))
-
-    def forward(self, x: Any) -> Any:
-        """Convolution, normalization and activation of ``x``."""
-        h = self.bn(self.conv(x))
-        if self.activ is None:
-            return h
-        return self.activ(h)
+        super().__init__(
+            TFConvolution2D,
+            in_channels,
+            out_channels,
+            ksize,
+            stride,
+            pad,
+            dilate,
+            groups,
+            nobias,
+            initialW,
+            initial_bias,
+            activ,
+            {} if bn_kwargs is None else bn_kwargs,
+        )

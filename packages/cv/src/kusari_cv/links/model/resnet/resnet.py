@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,75 @@ def _preset(file: str, **extra: Any) -> dict[str, Any]:
         "url": _URL + file,
         **extra,
     }
+
+
+def build_classifier(
+    chain: PickableSequentialChain,
+    n_layer: int,
+    blocks: Mapping[int, Sequence[int]],
+    models: Mapping[int, dict[str, Any]],
+    mid_channels: tuple[int, ...],
+    n_class: int | None,
+    pretrained_model: str | None,
+    mean: Any,
+    initialW: Any,
+    fc_kwargs: dict[str, Any] | None,
+    conv1_nobias: bool = True,
+    **block_kwargs: Any,
+) -> None:
+    """Builds an ImageNet ResNet-style classifier on the empty ``chain``.
+
+    Checks ``n_layer`` against ``blocks`` (the bottlenecks per stage of each
+    depth), resolves ``n_class``, ``mean`` and the weights from
+    ``models[n_layer]`` (see :func:`~kusari_cv.utils.prepare_pretrained_model`),
+    registers ``conv1``, ``pool1``, ``res2`` ... ``res5`` (:class:`ResBlock`
+    stages with 256, 512, 1024 and 2048 output channels, strides 1, 2, 2, 2,
+    built with ``block_kwargs``), ``pool5``, ``fc6`` and ``prob`` in that
+    order, then loads the weights.
+    """
+    if n_layer not in blocks:
+        raise ValueError(
+            f"{type(chain).__name__}: n_layer must be one of "
+            f"{sorted(blocks)}, got {n_layer}"
+        )
+    param, path = utils.prepare_pretrained_model(
+        {"n_class": n_class, "mean": mean},
+        pretrained_model,
+        models[n_layer],
+        {"n_class": 1000, "mean": _imagenet_mean},
+    )
+    chain.mean = param["mean"]
+    fc_kwargs = dict(fc_kwargs or {})
+    if initialW is None:
+        initialW = I.HeNormal(scale=1.0, fan_option="fan_out")
+    fc_kwargs.setdefault("initialW", I.Normal(scale=0.01))
+    if pretrained_model:
+        # The weights are overwritten anyway; skip the costly sampling.
+        initialW = I.Zero()
+        fc_kwargs["initialW"] = I.Zero()
+    kwargs = {"initialW": initialW, **block_kwargs}
+    out_channels = (256, 512, 1024, 2048)
+    strides = (1, 2, 2, 2)
+    with chain.init_scope():
+        chain.conv1 = Conv2DBNActiv(
+            None, 64, 7, 2, 3, nobias=conv1_nobias, initialW=initialW
+        )
+        chain.pool1 = max_pooling_3x3s2
+        for i in range(4):
+            stage = ResBlock(
+                blocks[n_layer][i],
+                None,
+                mid_channels[i],
+                out_channels[i],
+                strides[i],
+                **kwargs,
+            )
+            setattr(chain, f"res{i + 2}", stage)
+        chain.pool5 = global_average_pooling
+        chain.fc6 = L.Linear(None, param["n_class"], **fc_kwargs)
+        chain.prob = F.softmax
+    if path:
+        kusari.serializers.load_npz(path, chain)
 
 
 class ResNet(PickableSequentialChain):
@@ -103,51 +173,28 @@ class ResNet(PickableSequentialChain):
         fc_kwargs: dict[str, Any] | None = None,
         arch: str = "fb",
     ) -> None:
-        name = type(self).__name__
         if arch not in ("fb", "he"):
-            raise ValueError(f"{name}: arch must be 'fb' or 'he', got {arch!r}")
-        if n_layer not in self._blocks:
             raise ValueError(
-                f"{name}: n_layer must be one of {sorted(self._blocks)}, got {n_layer}"
+                f"{type(self).__name__}: arch must be 'fb' or 'he', got {arch!r}"
             )
-        param, path = utils.prepare_pretrained_model(
-            {"n_class": n_class, "mean": mean},
-            pretrained_model,
-            self._models[arch][n_layer],
-            {"n_class": 1000, "mean": _imagenet_mean},
-        )
+        super().__init__()
         # "fb" puts the stride in the 3x3 convolutions and has no bias in the
         # stem; Kaiming He's release strides the first 1x1 and has a stem
         # bias in ResNet-50 only, which its converted weights contain.
-        stride_first = arch == "he"
-        conv1_nobias = arch == "fb" or n_layer != 50
-        fc_kwargs = dict(fc_kwargs or {})
-        if initialW is None:
-            initialW = I.HeNormal(scale=1.0, fan_option="fan_out")
-        fc_kwargs.setdefault("initialW", I.Normal(scale=0.01))
-        if pretrained_model:
-            # The weights are overwritten anyway; skip the costly sampling.
-            initialW = I.Zero()
-            fc_kwargs["initialW"] = I.Zero()
-        blocks = self._blocks[n_layer]
-        kwargs = {"initialW": initialW, "stride_first": stride_first}
-
-        super().__init__()
-        self.mean = param["mean"]
-        with self.init_scope():
-            self.conv1 = Conv2DBNActiv(
-                None, 64, 7, 2, 3, nobias=conv1_nobias, initialW=initialW
-            )
-            self.pool1 = max_pooling_3x3s2
-            self.res2 = ResBlock(blocks[0], None, 64, 256, 1, **kwargs)
-            self.res3 = ResBlock(blocks[1], None, 128, 512, 2, **kwargs)
-            self.res4 = ResBlock(blocks[2], None, 256, 1024, 2, **kwargs)
-            self.res5 = ResBlock(blocks[3], None, 512, 2048, 2, **kwargs)
-            self.pool5 = global_average_pooling
-            self.fc6 = L.Linear(None, param["n_class"], **fc_kwargs)
-            self.prob = F.softmax
-        if path:
-            kusari.serializers.load_npz(path, self)
+        build_classifier(
+            self,
+            n_layer,
+            self._blocks,
+            self._models[arch],
+            (64, 128, 256, 512),
+            n_class,
+            pretrained_model,
+            mean,
+            initialW,
+            fc_kwargs,
+            conv1_nobias=arch == "fb" or n_layer != 50,
+            stride_first=arch == "he",
+        )
 
 
 class ResNet50(ResNet):

@@ -4,78 +4,52 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-import kusari
-import kusari.functions as F
-import kusari.initializers as I
-import kusari.links as L
-from kusari_cv import utils
-from kusari_cv.links.connection import Conv2DBNActiv
 from kusari_cv.links.model.pickable_sequential_chain import PickableSequentialChain
-from kusari_cv.links.model.resnet.resblock import ResBlock
-from kusari_cv.links.model.resnet.resnet import (
-    global_average_pooling,
-    max_pooling_3x3s2,
-)
+from kusari_cv.links.model.resnet.resnet import _preset, build_classifier
 
-# RGB mean of the ImageNet mean image distributed with the original ResNets,
-# which the SENet authors' released weights also expect.
-_imagenet_mean = np.array([123.15163084, 115.90288257, 103.0626238], dtype=np.float32)[
-    :, np.newaxis, np.newaxis
-]
-
-_URL = "https://chainercv-models.preferred.jp/"
+# The SENet authors' released weights expect the same ImageNet mean as the
+# original ResNets (``resnet._imagenet_mean``), which ``_preset`` sets.
 
 
-def _preset(file: str) -> dict[str, Any]:
-    return {
-        "param": {"n_class": 1000, "mean": _imagenet_mean},
-        "overwritable": ("mean",),
-        "url": _URL + file,
-    }
-
-
-def build_se_trunk(
-    chain: PickableSequentialChain,
-    blocks: tuple[int, ...],
-    mid_channels: tuple[int, ...],
-    n_class: int,
-    initialW: Any,
-    fc_kwargs: dict[str, Any],
-    pretrained: bool,
-    **block_kwargs: Any,
-) -> None:
-    """Registers the layers shared by the SE networks on ``chain``.
-
-    ``conv1``, ``pool1``, ``res2`` ... ``res5`` (bottlenecks with SE blocks),
-    ``pool5``, ``fc6`` and ``prob``, in that order.
+class _SENetBase(PickableSequentialChain):
+    """What :class:`SEResNet` and
+    :class:`~kusari_cv.links.model.senet.SEResNeXt` share: a ResNet-style
+    classifier with SE blocks, built by depth (``n_layer``) from the class's
+    ``_blocks``, ``_models``, ``_mid_channels`` and ``_block_kwargs``.
     """
-    fc_kwargs = dict(fc_kwargs)
-    if initialW is None:
-        initialW = I.HeNormal(scale=1.0, fan_option="fan_out")
-    fc_kwargs.setdefault("initialW", I.Normal(scale=0.01))
-    if pretrained:
-        # The weights are overwritten anyway; skip the costly sampling.
-        initialW = I.Zero()
-        fc_kwargs["initialW"] = I.Zero()
-    kwargs = {"initialW": initialW, "add_seblock": True, **block_kwargs}
-    out_channels = (256, 512, 1024, 2048)
-    strides = (1, 2, 2, 2)
-    with chain.init_scope():
-        chain.conv1 = Conv2DBNActiv(None, 64, 7, 2, 3, nobias=True, initialW=initialW)
-        chain.pool1 = max_pooling_3x3s2
-        for i in range(4):
-            stage = ResBlock(
-                blocks[i], None, mid_channels[i], out_channels[i], strides[i], **kwargs
-            )
-            setattr(chain, f"res{i + 2}", stage)
-        chain.pool5 = global_average_pooling
-        chain.fc6 = L.Linear(None, n_class, **fc_kwargs)
-        chain.prob = F.softmax
+
+    _blocks: dict[int, tuple[int, ...]]
+    _models: dict[int, dict[str, Any]]
+    _mid_channels: tuple[int, ...]
+    _block_kwargs: dict[str, Any]
+
+    def __init__(
+        self,
+        n_layer: int,
+        n_class: int | None = None,
+        pretrained_model: str | None = None,
+        mean: Any = None,
+        initialW: Any = None,
+        fc_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        build_classifier(
+            self,
+            n_layer,
+            self._blocks,
+            self._models,
+            self._mid_channels,
+            n_class,
+            pretrained_model,
+            mean,
+            initialW,
+            fc_kwargs,
+            add_seblock=True,
+            **self._block_kwargs,
+        )
 
 
-class SEResNet(PickableSequentialChain):
+class SEResNet(_SENetBase):
     """ResNet with a squeeze-and-excitation block in every bottleneck.
 
     Layers and :attr:`pick` as in :class:`~kusari_cv.links.model.resnet.ResNet`
@@ -100,40 +74,8 @@ class SEResNet(PickableSequentialChain):
         152: {"imagenet": _preset("se_resnet152_imagenet_converted_2018_06_25.npz")},
     }
 
-    def __init__(
-        self,
-        n_layer: int,
-        n_class: int | None = None,
-        pretrained_model: str | None = None,
-        mean: Any = None,
-        initialW: Any = None,
-        fc_kwargs: dict[str, Any] | None = None,
-    ) -> None:
-        if n_layer not in self._blocks:
-            raise ValueError(
-                f"{type(self).__name__}: n_layer must be one of "
-                f"{sorted(self._blocks)}, got {n_layer}"
-            )
-        param, path = utils.prepare_pretrained_model(
-            {"n_class": n_class, "mean": mean},
-            pretrained_model,
-            self._models[n_layer],
-            {"n_class": 1000, "mean": _imagenet_mean},
-        )
-        super().__init__()
-        self.mean = param["mean"]
-        build_se_trunk(
-            self,
-            self._blocks[n_layer],
-            (64, 128, 256, 512),
-            param["n_class"],
-            initialW,
-            fc_kwargs or {},
-            bool(pretrained_model),
-            stride_first=True,
-        )
-        if path:
-            kusari.serializers.load_npz(path, self)
+    _mid_channels = (64, 128, 256, 512)
+    _block_kwargs: dict[str, Any] = {"stride_first": True}
 
 
 class SEResNet50(SEResNet):

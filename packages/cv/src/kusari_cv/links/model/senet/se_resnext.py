@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import kusari
-from kusari_cv import utils
-from kusari_cv.links.model.pickable_sequential_chain import PickableSequentialChain
-from kusari_cv.links.model.senet.se_resnet import (
-    _imagenet_mean,
-    _preset,
-    build_se_trunk,
-)
+from kusari_cv.links.model.resnet.resnet import _preset
+from kusari_cv.links.model.senet.se_resnet import _SENetBase
 
 
-class SEResNeXt(PickableSequentialChain):
+class SEResNeXt(_SENetBase):
     """ResNeXt (32 groups in each 3x3 convolution) with SE blocks.
 
     Layers and :attr:`pick` as in :class:`~kusari_cv.links.model.senet.SEResNet`;
@@ -36,41 +30,8 @@ class SEResNeXt(PickableSequentialChain):
         101: {"imagenet": _preset("se_resnext101_imagenet_converted_2018_06_28.npz")},
     }
 
-    def __init__(
-        self,
-        n_layer: int,
-        n_class: int | None = None,
-        pretrained_model: str | None = None,
-        mean: Any = None,
-        initialW: Any = None,
-        fc_kwargs: dict[str, Any] | None = None,
-    ) -> None:
-        if n_layer not in self._blocks:
-            raise ValueError(
-                f"{type(self).__name__}: n_layer must be one of "
-                f"{sorted(self._blocks)}, got {n_layer}"
-            )
-        param, path = utils.prepare_pretrained_model(
-            {"n_class": n_class, "mean": mean},
-            pretrained_model,
-            self._models[n_layer],
-            {"n_class": 1000, "mean": _imagenet_mean},
-        )
-        super().__init__()
-        self.mean = param["mean"]
-        build_se_trunk(
-            self,
-            self._blocks[n_layer],
-            (128, 256, 512, 1024),
-            param["n_class"],
-            initialW,
-            fc_kwargs or {},
-            bool(pretrained_model),
-            groups=32,
-            stride_first=False,
-        )
-        if path:
-            kusari.serializers.load_npz(path, self)
+    _mid_channels = (128, 256, 512, 1024)
+    _block_kwargs: dict[str, Any] = {"groups": 32, "stride_first": False}
 
 
 class SEResNeXt50(SEResNeXt):

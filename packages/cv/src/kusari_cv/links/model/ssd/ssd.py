@@ -11,6 +11,7 @@ import kusari
 from kusari.backends import cuda
 from kusari_cv import transforms
 from kusari_cv._typing import Array
+from kusari_cv.links.model._preset import apply_preset
 from kusari_cv.links.model.ssd.multibox_coder import MultiboxCoder
 
 _PRESETS = {
@@ -38,6 +39,10 @@ class SSD(kusari.Chain):
         nms_thresh: IoU threshold of the non-maximum suppression in predict.
         score_thresh: Minimum probability of a predicted box.
     """
+
+    # Set by use_preset.
+    nms_thresh: float
+    score_thresh: float
 
     def __init__(
         self,
@@ -77,13 +82,7 @@ class SSD(kusari.Chain):
     def use_preset(self, preset: str) -> None:
         """Set ``nms_thresh`` and ``score_thresh`` for ``'visualize'`` or
         ``'evaluate'``."""
-        if preset not in _PRESETS:
-            raise ValueError(
-                f"{type(self).__name__}.use_preset: expected one of "
-                f"{sorted(_PRESETS)}, got {preset!r}"
-            )
-        self.nms_thresh = _PRESETS[preset]["nms_thresh"]
-        self.score_thresh = _PRESETS[preset]["score_thresh"]
+        apply_preset(self, _PRESETS, preset)
 
     def _prepare(self, img: Array) -> Array:
         img = numpy.asarray(img, dtype=numpy.float32)

@@ -11,6 +11,7 @@ import kusari
 from kusari.backends import cuda
 from kusari_cv import transforms
 from kusari_cv._typing import Array
+from kusari_cv.links.model._preset import apply_preset
 from kusari_cv.utils.bbox.non_maximum_suppression import non_maximum_suppression
 
 _PRESETS = {
@@ -24,18 +25,22 @@ class YOLOBase(kusari.Chain):
 
     A subclass has an ``extractor`` with an ``insize``, a ``forward`` that
     returns ``(locs, objs, confs)`` of shapes ``(B, K, 4)``, ``(B, K)`` and
-    ``(B, K, n_fg_class)``, and ``_decode_raw(loc, obj, conf)`` that turns one
-    image's outputs into ``(K, 4)`` boxes in input pixels and ``(K,
-    n_fg_class)`` scores.
+    ``(B, K, n_fg_class)``, and ``_decode_raw_values(loc, obj, conf)`` that
+    turns one image's outputs into ``(K, 4)`` boxes in input pixels and
+    ``(K, n_fg_class)`` scores.
 
     Attributes:
         nms_thresh: IoU threshold of the per-class NMS in predict.
         score_thresh: Minimum score of a predicted box.
     """
 
+    # Set by use_preset.
+    nms_thresh: float
+    score_thresh: float
+
     extractor: Any
     n_fg_class: int
-    _decode_raw: Callable[[Array, Array, Array], tuple[Array, Array]]
+    _decode_raw_values: Callable[[Array, Array, Array], tuple[Array, Array]]
 
     @property
     def insize(self) -> int:
@@ -45,13 +50,13 @@ class YOLOBase(kusari.Chain):
     def use_preset(self, preset: str) -> None:
         """Set ``nms_thresh`` and ``score_thresh`` for ``'visualize'`` or
         ``'evaluate'``."""
-        if preset not in _PRESETS:
-            raise ValueError(
-                f"{type(self).__name__}.use_preset: expected one of "
-                f"{sorted(_PRESETS)}, got {preset!r}"
-            )
-        self.nms_thresh = _PRESETS[preset]["nms_thresh"]
-        self.score_thresh = _PRESETS[preset]["score_thresh"]
+        apply_preset(self, _PRESETS, preset)
+
+    def _decode_raw(self, loc: Array, obj: Array, conf: Array) -> tuple[Array, Array]:
+        # exp of large logits overflows to inf, which the sigmoids and sizes
+        # handle (0 or inf); only the warning is silenced
+        with numpy.errstate(over="ignore"):
+            return self._decode_raw_values(loc, obj, conf)
 
     def _decode(
         self, loc: Array, obj: Array, conf: Array

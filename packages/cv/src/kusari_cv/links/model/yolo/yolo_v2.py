@@ -146,12 +146,6 @@ class YOLOv2Base(YOLOBase):
         h = F.reshape(h, (h.shape[0], -1, 4 + 1 + self.n_fg_class))
         return h[:, :, :4], h[:, :, 4], h[:, :, 5:]
 
-    def _decode_raw(self, loc: Array, obj: Array, conf: Array) -> tuple[Array, Array]:
-        # exp of large logits overflows to inf, which the sigmoids and sizes
-        # handle (0 or inf); only the warning is silenced
-        with numpy.errstate(over="ignore"):
-            return self._decode_raw_values(loc, obj, conf)
-
     def _decode_raw_values(
         self, loc: Array, obj: Array, conf: Array
     ) -> tuple[Array, Array]:

@@ -155,12 +155,6 @@ class YOLOv3(YOLOBase):
         y = F.concat(ys)
         return y[:, :, :4], y[:, :, 4], y[:, :, 5:]
 
-    def _decode_raw(self, loc: Array, obj: Array, conf: Array) -> tuple[Array, Array]:
-        # exp of large logits overflows to inf, which the sigmoids and sizes
-        # handle (0 or inf); only the warning is silenced
-        with numpy.errstate(over="ignore"):
-            return self._decode_raw_values(loc, obj, conf)
-
     def _decode_raw_values(
         self, loc: Array, obj: Array, conf: Array
     ) -> tuple[Array, Array]:
