@@ -2,9 +2,13 @@
 """``multi_node_mean_grad`` against a raw mpi4py ``Allreduce`` of the same bytes.
 
 Two parameter sets: the MNIST MLP 784-1000-1000-10 (1.8 M float32) and one
-with ResNet-50's 161 parameter shapes (25.6 M float32). Both measurements
-run in the same job, interleaved, and the median of each is reported with
-their ratio (the packing and unpacking are the whole difference).
+with ResNet-50's 161 parameter shapes (25.6 M float32). All cases run in
+the same job, interleaved in rotating order; the best and the median of
+each are reported, with the best's ratio to the raw Allreduce. Cases:
+gradients already in the buffer's views (only the division by the size is
+left), gradients replaced by new arrays (copied in once, divided on the
+way), float16 on the wire (Alltoallv + NumPy sum + Allgatherv), and for
+comparison float16 summed by one Allreduce with a Python-level MPI user op.
 
     python bench_allreduce.py [--ranks 2] [--repeat 30]
 """
@@ -17,6 +21,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -67,50 +72,76 @@ def build(shapes: list[tuple[int, ...]]) -> object:
     return model
 
 
+def _replace_grads(model: object, fresh: list[np.ndarray]) -> None:
+    # what cleargrads + backward leave: new arrays, not the buffer's views
+    for p, g in zip(model.params(), fresh, strict=True):  # type: ignore[attr-defined]
+        p.grad = g
+
+
+def _user_op_half_sum(mpi_comm: object, buf: np.ndarray) -> None:
+    from mpi4py import MPI
+
+    from kusari_mn.communicators._reduction import sum_op_and_type
+
+    op, mpi_type = sum_op_and_type(buf)
+    mpi_comm.Allreduce(MPI.IN_PLACE, [buf, mpi_type], op)  # type: ignore[attr-defined]
+
+
 def worker(repeat: int) -> None:
     from mpi4py import MPI
 
     import kusari_mn
 
     comm = kusari_mn.create_communicator("flat")
+    half = kusari_mn.create_communicator("flat", allreduce_grad_dtype=np.float16)
+    # the same, but summing float16 with one Allreduce and a Python user op
+    half_op = kusari_mn.create_communicator("flat", allreduce_grad_dtype=np.float16)
+    half_op._half = _user_op_half_sum  # type: ignore[attr-defined]
+    mpi = comm.mpi_comm
     results = {}
     for name, shapes in (("mlp", mlp_shapes()), ("resnet50", resnet50_shapes())):
         model = build(shapes)
+        fresh = [p.grad.copy() for p in model.params()]
         n = sum(int(np.prod(s)) for s in shapes)
         raw = np.ones(n, np.float32)
-        reps = repeat if n < 5_000_000 else max(5, repeat // 4)
-        for _ in range(2):  # warm up both paths (buffers, MPI connections)
-            comm.multi_node_mean_grad(model)
-            comm.mpi_comm.Allreduce(MPI.IN_PLACE, raw, MPI.SUM)
-        t_mn, t_raw = [], []
+        reps = repeat if n < 5_000_000 else max(5, repeat // 3)
 
-        def timed(fn: Callable[..., None], *args: object) -> float:
-            comm.mpi_comm.Barrier()
-            t0 = time.perf_counter()
-            fn(*args)
-            return time.perf_counter() - t0
+        replace_grads = partial(_replace_grads, model, fresh)
 
-        mean_grad = comm.multi_node_mean_grad
-        allreduce = comm.mpi_comm.Allreduce
-        for rep in range(reps):
-            # alternate the order so neither side always runs second
-            if rep % 2:
-                t_raw.append(timed(allreduce, MPI.IN_PLACE, raw, MPI.SUM))
-                t_mn.append(timed(mean_grad, model))
-            else:
-                t_mn.append(timed(mean_grad, model))
-                t_raw.append(timed(allreduce, MPI.IN_PLACE, raw, MPI.SUM))
-        # every rank's slowest view of each repetition, then the median
-        a_mn, a_raw = np.array(t_mn), np.array(t_raw)
-        comm.mpi_comm.Allreduce(MPI.IN_PLACE, a_mn, MPI.MAX)
-        comm.mpi_comm.Allreduce(MPI.IN_PLACE, a_raw, MPI.MAX)
-        t_mn, t_raw = list(a_mn), list(a_raw)
-        results[name] = {
-            "floats": n,
-            "arrays": len(shapes),
-            "mean_grad_ms": float(np.median(t_mn) * 1e3),
-            "raw_allreduce_ms": float(np.median(t_raw) * 1e3),
+        cases: dict[str, tuple[Callable[[], object], Callable[[], None] | None]] = {
+            "raw": (partial(mpi.Allreduce, MPI.IN_PLACE, raw, MPI.SUM), None),
+            "views": (partial(comm.multi_node_mean_grad, model), None),
+            "fresh": (partial(comm.multi_node_mean_grad, model), replace_grads),
+            "fp16": (partial(half.multi_node_mean_grad, model), None),
+            "fp16_userop": (partial(half_op.multi_node_mean_grad, model), None),
         }
+        times: dict[str, list[float]] = {k: [] for k in cases}
+        for fn, setup in cases.values():  # warm up (buffers, connections)
+            for _ in range(2):
+                if setup is not None:
+                    setup()
+                fn()
+        keys = list(cases)
+        for rep in range(reps):
+            # rotate the order so no case always runs first or last
+            for key in keys[rep % len(keys) :] + keys[: rep % len(keys)]:
+                fn, setup = cases[key]
+                if setup is not None:
+                    setup()
+                mpi.Barrier()
+                t0 = time.perf_counter()
+                fn()
+                times[key].append(time.perf_counter() - t0)
+        out = {"floats": n, "arrays": len(shapes), "reps": reps}
+        for key, ts in times.items():
+            # every rank's slowest view of each repetition
+            a = np.array(ts)
+            mpi.Allreduce(MPI.IN_PLACE, a, MPI.MAX)
+            out[key] = {
+                "best_ms": float(a.min() * 1e3),
+                "median_ms": float(np.median(a) * 1e3),
+            }
+        results[name] = out
     if comm.rank == 0:
         print(json.dumps({"ranks": comm.size, "results": results}))
 
@@ -127,20 +158,26 @@ def main() -> None:
     out = mpiexec(args.ranks, __file__, "--worker", "--repeat", str(args.repeat))
     data = json.loads(out.strip().splitlines()[-1])
     print(
-        f"kusari_mn multi_node_mean_grad vs raw mpi4py Allreduce, "
-        f"{data['ranks']} ranks (median)"
+        f"kusari_mn multi_node_mean_grad vs raw mpi4py Allreduce (float32, same "
+        f"bytes), {data['ranks']} ranks, 1 BLAS thread each; best (median) ms"
     )
     print(
-        f"{'params':<10}{'arrays':>8}{'MB':>9}{'mean_grad ms':>15}"
-        f"{'Allreduce ms':>15}{'ratio':>8}"
+        "views: gradients left in their buffer views; fresh: replaced by new "
+        "arrays (cleargrads + backward);\nfp16: allreduce_grad_dtype=float16; "
+        "fp16_userop: the same, summed by one Allreduce with a Python-level MPI user op"
     )
     for name, r in data["results"].items():
-        ratio = r["mean_grad_ms"] / r["raw_allreduce_ms"]
+        raw = r["raw"]["best_ms"]
         print(
-            f"{name:<10}{r['arrays']:>8}{r['floats'] * 4 / 1e6:>9.1f}"
-            f"{r['mean_grad_ms']:>15.2f}{r['raw_allreduce_ms']:>15.2f}"
-            f"{ratio:>8.3f}"
+            f"{name}: {r['arrays']} arrays, {r['floats'] * 4 / 1e6:.1f} MB, "
+            f"{r['reps']} repeats"
         )
+        for key in ("raw", "views", "fresh", "fp16", "fp16_userop"):
+            t = r[key]
+            print(
+                f"  {key:<12}{t['best_ms']:>9.2f} ({t['median_ms']:.2f})"
+                f"   x{t['best_ms'] / raw:.3f} of raw"
+            )
 
 
 if __name__ == "__main__":

@@ -8,18 +8,34 @@ and serialization behave as before; only :meth:`update` changes.
 from __future__ import annotations
 
 import atexit
-import weakref
 from collections.abc import Callable
 from typing import Any
 
-import numpy
 from mpi4py import MPI
 
-from kusari_mn.communicators._memory_utility import GradPacker
-from kusari_mn.communicators.mpi_communicator_base import (
-    MpiCommunicatorBase,
-    _sum_op_and_type,
-)
+from kusari_mn.communicators._memory_utility import GradBuffer
+from kusari_mn.communicators._reduction import sum_op_and_type
+from kusari_mn.communicators.mpi_communicator_base import MpiCommunicatorBase
+
+# Every non-blocking reduction not yet waited for, with the buffer MPI
+# writes into. Held here, not only by the optimizer, so that the buffer
+# outlives an optimizer dropped mid-flight (a training function that
+# returned): freeing it would let MPI write into freed memory while it
+# finishes the reduction inside MPI_Finalize (a segfault at exit).
+_IN_FLIGHT: dict[int, tuple[Any, Any]] = {}
+
+
+def _finish_in_flight() -> None:
+    if MPI.Is_finalized():
+        return
+    while _IN_FLIGHT:
+        _, (request, _buffers) = _IN_FLIGHT.popitem()
+        request.wait()
+
+
+# atexit runs this before mpi4py's own finalizer, which was registered
+# earlier (when mpi4py was imported above).
+atexit.register(_finish_in_flight)
 
 
 def _param_signature(link: Any) -> list[tuple[str, tuple[int, ...]]]:
@@ -111,7 +127,7 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
     Each update starts a non-blocking Allreduce of this step's gradients
     and applies the averaged gradients of the previous step, so the update
     lags one step behind (the first update after a broadcast only starts
-    the reduction).
+    the reduction). Two gradient buffers take turns.
     """
 
     def __init__(
@@ -124,13 +140,8 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
             )
         super().__init__(actual_optimizer, communicator, zero_fill)
         dtype = communicator.allreduce_grad_dtype
-        object.__setattr__(self, "_packers", [GradPacker(dtype), GradPacker(dtype)])
+        object.__setattr__(self, "_buffers", [GradBuffer(dtype), GradBuffer(dtype)])
         object.__setattr__(self, "_pending", None)
-        # A reduction still in flight when the interpreter exits would be
-        # torn down under MPI's feet (a segfault at MPI_Finalize): finish it
-        # first. atexit runs this before mpi4py's own finalizer, which was
-        # registered earlier, at import.
-        atexit.register(_finish_at_exit, weakref.ref(self))
 
     def update(
         self, lossfun: Callable[..., Any] | None = None, *args: Any, **kwds: Any
@@ -143,44 +154,55 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
             self._wait_pending()
             comm.bcast_data(target)
             return
-        packer = self._packers[0]
-        params = packer.select(target, self.zero_fill)
-        if packer.prepare(params):
-            comm._check_layout(packer)
-        if any(not isinstance(p.array, numpy.ndarray) for _, p in params):
+        grads = self._buffers[0]
+        params = grads.select(target, self.zero_fill)
+        if grads.prepare(params):
+            comm._check_layout(grads)
+        if any(group.on_device for group in grads.groups):
             raise ValueError(
                 "create_multi_node_optimizer: double_buffering over MPI supports "
                 "host (NumPy) parameters only"
             )
-        packer.pack(params, 1.0 / comm.size)
+        grads.load(params, 1.0 / comm.size)
         previous = self._wait_pending()
-        op, mpi_type = _sum_op_and_type(packer.buffer)
-        request = comm.mpi_comm.Iallreduce(MPI.IN_PLACE, [packer.buffer, mpi_type], op)
-        object.__setattr__(self, "_pending", (request, packer, params))
-        object.__setattr__(self, "_packers", [self._packers[1], packer])
+        requests = []
+        for group in grads.groups:
+            op, mpi_type = sum_op_and_type(group.wire)
+            requests.append(
+                comm.mpi_comm.Iallreduce(MPI.IN_PLACE, [group.wire, mpi_type], op)
+            )
+        _IN_FLIGHT[id(grads)] = (_Requests(requests), grads)
+        object.__setattr__(self, "_pending", (grads, params))
+        object.__setattr__(self, "_buffers", [self._buffers[1], grads])
         if previous is not None:
-            prev_packer, prev_params = previous
-            prev_packer.hand_out(prev_params)
+            prev_grads, prev_params = previous
+            prev_grads.store(prev_params)
             self.actual_optimizer.update(None, *args, **kwds)
 
-    def _wait_pending(self) -> tuple[GradPacker, Any] | None:
+    def _wait_pending(self) -> tuple[GradBuffer, Any] | None:
         pending = self._pending
         if pending is None:
             return None
-        request, packer, params = pending
-        request.Wait()
+        grads, params = pending
+        entry = _IN_FLIGHT.pop(id(grads), None)
+        if entry is not None:
+            entry[0].wait()
         object.__setattr__(self, "_pending", None)
-        return packer, params
+        return grads, params
 
     def wait(self) -> None:
         """Finish the outstanding Allreduce (its gradients are dropped)."""
         self._wait_pending()
 
 
-def _finish_at_exit(ref: Any) -> None:
-    optimizer = ref()
-    if optimizer is not None and not MPI.Is_finalized():
-        optimizer._wait_pending()
+class _Requests:
+    """The requests of one step's reductions (one per gradient dtype)."""
+
+    def __init__(self, requests: list[Any]) -> None:
+        self.requests = requests
+
+    def wait(self) -> None:
+        MPI.Request.Waitall(self.requests)
 
 
 def create_multi_node_optimizer(

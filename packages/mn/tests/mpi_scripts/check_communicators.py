@@ -138,10 +138,10 @@ def check_mean_grad(comm, name, dtype=None):
                 p.grad, expect, rtol=tol, err_msg=f"{name} {pname}"
             )
             assert p.grad.dtype == np.float32
-    buf_id = id(comm._packer.buffer)
+    buf_id = id(comm._grads.groups[0].buffer)
     set_grads(model, r)
     comm.multi_node_mean_grad(model, zero_fill=True)
-    assert id(comm._packer.buffer) == buf_id, "buffer was reallocated"
+    assert id(comm._grads.groups[0].buffer) == buf_id, "buffer was reallocated"
     # without zero_fill a None gradient stays None
     set_grads(model, r)
     comm.multi_node_mean_grad(model, zero_fill=False)

@@ -1,11 +1,18 @@
-"""The packed gradient buffer behind ``multi_node_mean_grad``.
+"""The persistent gradient buffers behind ``multi_node_mean_grad``.
 
-All gradients of a link are copied into one contiguous buffer so that one
-Allreduce carries them, instead of one small Allreduce per parameter (whose
-per-call latency dominates for models with many small tensors). The buffer
-and its per-parameter views are kept between steps and rebuilt only when the
-set of parameters, their shapes or dtypes change, so a training step
-allocates nothing here.
+Every gradient of a link lives in one flat buffer per dtype, so that one
+Allreduce carries them all instead of one small Allreduce per parameter
+(whose per-call latency dominates for models with many small tensors).
+After an averaging step each parameter's ``grad`` *is* a view of its
+buffer, so as long as nothing replaces it (the user leaves the gradients in
+place, or zeroes them in place with ``zerograds``), the next step has
+nothing to copy: it scales the whole buffer with one NumPy (or CuPy) call
+and reduces it in place. A gradient that was replaced (``cleargrads`` plus
+backward makes new arrays) is copied into its view once, fused with the
+scaling, and the view is handed back afterwards.
+
+The buffers are kept between steps and rebuilt only when the set of
+parameters, their shapes or dtypes change, so a step allocates nothing.
 """
 
 from __future__ import annotations
@@ -21,12 +28,65 @@ def _is_host(array: Any) -> bool:
     return isinstance(array, numpy.ndarray)
 
 
-class GradPacker:
-    """Packs the gradients of a link into one flat buffer and back.
+class GradGroup:
+    """The parameters of one gradient dtype and their flat buffer.
+
+    Attributes:
+        dtype: The gradients' dtype (the buffer's).
+        index: Positions of this group's parameters in the selected list.
+        index_set: The same positions, as a set.
+        views: One view of :attr:`buffer` per parameter, shaped like it.
+        buffer: The flat buffer holding every gradient of the group.
+        wire: The flat array that is reduced: :attr:`buffer` itself, or a
+            buffer in the transport dtype (``allreduce_grad_dtype``).
+        host: Host staging copy of :attr:`wire` for a device buffer that
+            travels over MPI (None on host, or until asked for).
+    """
+
+    def __init__(
+        self, dtype: Any, index: list[int], arrays: list[Any], wire_dtype: Any
+    ) -> None:
+        xp = backend.get_array_module(arrays[0])
+        total = sum(int(a.size) for a in arrays)
+        self.dtype = numpy.dtype(dtype)
+        self.index = index
+        self.index_set = frozenset(index)
+        self.buffer = xp.zeros(total, dtype=self.dtype)
+        views = []
+        offset = 0
+        for a in arrays:
+            views.append(self.buffer[offset : offset + a.size].reshape(a.shape))
+            offset += a.size
+        self.views = views
+        self.wire = (
+            self.buffer
+            if wire_dtype is None or numpy.dtype(wire_dtype) == self.dtype
+            else xp.zeros(total, dtype=wire_dtype)
+        )
+        self.on_device = not _is_host(self.buffer)
+        self.host: numpy.ndarray | None = None
+
+    def wire_on_host(self) -> numpy.ndarray:
+        """:attr:`wire` as a host array (a copy for a device buffer)."""
+        if not self.on_device:
+            return self.wire
+        if self.host is None:
+            self.host = numpy.empty(self.wire.size, dtype=self.wire.dtype)
+        self.wire.get(out=self.host)
+        return self.host
+
+    def wire_from_host(self) -> None:
+        """Copy the host staging array back into a device :attr:`wire`."""
+        if self.on_device and self.host is not None:
+            self.wire.set(self.host)
+
+
+class GradBuffer:
+    """Gradients of a link in persistent flat buffers, one per dtype.
 
     Args:
-        transport_dtype: dtype of the buffer (None: the gradients' common
-            dtype).
+        transport_dtype: dtype the buffers are reduced in (None: the
+            gradients' own dtype).
     """
 
     def __init__(self, transport_dtype: Any = None) -> None:
@@ -34,113 +94,125 @@ class GradPacker:
             None if transport_dtype is None else numpy.dtype(transport_dtype)
         )
         self._key: tuple[Any, ...] | None = None
-        self.buffer: Any = None
-        self.host_buffer: numpy.ndarray | None = None
+        self.groups: list[GradGroup] = []
         self._views: list[Any] = []
-        self.on_device = False
-        #: Whether every gradient has the buffer's dtype, so that the
-        #: reduced gradients can be handed out as views of the buffer.
-        self.aliasable = False
 
     def select(self, model: Any, zero_fill: bool) -> list[tuple[str, Any]]:
-        """The parameters taking part, sorted by name (same order on every rank)."""
-        out = []
-        for name, param in model.namedparams(include_uninit=False):
-            if param.grad is None and not zero_fill:
-                continue
-            out.append((name, param))
+        """The parameters taking part, sorted by name (same order on every rank).
+
+        Uninitialized parameters never take part; a parameter whose gradient
+        is None takes part (as zeros) only with ``zero_fill``.
+        """
+        out = [
+            (name, param)
+            for name, param in model.namedparams(include_uninit=False)
+            if zero_fill or param.grad is not None
+        ]
         out.sort(key=lambda item: item[0])
         return out
 
     def prepare(self, params: list[tuple[str, Any]]) -> bool:
-        """(Re)build the buffer for ``params``; True when the layout changed."""
+        """(Re)build the buffers for ``params``; True when the layout changed."""
         key = tuple(
             (name, p.array.shape, p.array.dtype.str, _is_host(p.array))
             for name, p in params
         )
         if key == self._key:
             return False
-        arrays = [p.array for _, p in params]
-        if self.transport_dtype is not None:
-            dtype = self.transport_dtype
-        elif arrays:
-            dtype = numpy.result_type(*[a.dtype for a in arrays])
-        else:
-            dtype = numpy.dtype(numpy.float32)
-        total = sum(int(a.size) for a in arrays)
-        on_device = bool(arrays) and not _is_host(arrays[0])
-        xp = backend.get_array_module(arrays[0]) if arrays else numpy
-        buf = xp.empty(total, dtype=dtype)
-        views = []
-        offset = 0
-        for a in arrays:
-            views.append(buf[offset : offset + a.size].reshape(a.shape))
-            offset += a.size
-        self.buffer = buf
+        by_dtype: dict[Any, list[int]] = {}
+        for i, (_, p) in enumerate(params):
+            by_dtype.setdefault(p.array.dtype, []).append(i)
+        groups = []
+        views: list[Any] = [None] * len(params)
+        # Sorted by dtype name so that every rank reduces the groups in the
+        # same order.
+        for dtype in sorted(by_dtype, key=lambda d: d.str):
+            index = by_dtype[dtype]
+            group = GradGroup(
+                dtype,
+                index,
+                [params[i][1].array for i in index],
+                self.transport_dtype,
+            )
+            for i, view in zip(index, group.views, strict=True):
+                views[i] = view
+            groups.append(group)
+        self.groups = groups
         self._views = views
-        self.aliasable = all(a.dtype == dtype for a in arrays)
-        self.on_device = on_device
-        # A device buffer goes through this host copy when MPI carries it.
-        self.host_buffer = numpy.empty(total, dtype=dtype) if on_device else None
         self._key = key
         return True
 
     @property
     def layout_signature(self) -> tuple[Any, ...]:
-        """What every rank must agree on: names, shapes and the buffer dtype."""
+        """What every rank must agree on: names, shapes and the wire dtypes."""
         assert self._key is not None
         return (
             tuple((k[0], k[1]) for k in self._key),
-            None if self.buffer is None else self.buffer.dtype.str,
+            tuple(g.wire.dtype.str for g in self.groups),
         )
 
-    def pack(self, params: list[tuple[str, Any]], scale: float = 1.0) -> None:
-        """Copy (``scale`` times) every gradient into the buffer; None packs 0."""
-        for (_, param), view in zip(params, self._views, strict=True):
+    def load(self, params: list[tuple[str, Any]], scale: float = 1.0) -> None:
+        """Put ``scale`` times every gradient into the wire buffers.
+
+        A gradient that is already its view stays where it is; a None
+        gradient (``zero_fill``) becomes zeros; any other array is copied
+        into its view, with the scaling fused into the copy where the
+        buffer is the wire.
+        """
+        views = self._views
+        fresh = []
+        own = []
+        for i, (_, param) in enumerate(params):
             grad = param.grad
-            if grad is None:
+            view = views[i]
+            if grad is view:
+                own.append(i)
+            elif grad is None:
                 view.fill(0)
-            elif grad is view:
-                # Still the view handed out by `hand_out` (gradients kept
-                # and accumulated in place): only the scaling is left.
+            else:
+                fresh.append(i)
+        for group in self.groups:
+            xp = backend.get_array_module(group.buffer)
+            separate_wire = group.wire is not group.buffer
+            if separate_wire or not fresh:
+                # Copies (if any) unscaled, then one scaling pass over the
+                # whole buffer, then the cast into a wire of its own dtype.
+                for i in fresh:
+                    if i in group.index_set:
+                        xp.copyto(views[i], params[i][1].grad, casting="unsafe")
+                # Scaled in place, then cast: NumPy's multiply into a
+                # float16 output takes a slow buffered path, and the buffer
+                # is overwritten by the result anyway.
                 if scale != 1.0:
-                    view *= scale
-            elif scale == 1.0:
-                backend.get_array_module(view).copyto(view, grad, casting="unsafe")
-            else:
-                backend.get_array_module(view).multiply(
-                    grad, scale, out=view, casting="unsafe"
+                    xp.multiply(group.buffer, scale, out=group.buffer)
+                if separate_wire:
+                    xp.copyto(group.wire, group.buffer, casting="unsafe")
+                continue
+            # Some gradients were replaced: copy those with the scaling
+            # fused (one pass each), scale the ones in place, and leave the
+            # zeros. Copies go first, so a replaced gradient that happens to
+            # be another parameter's view is read before that view is scaled.
+            in_group = group.index_set
+            for i in fresh:
+                if i in in_group:
+                    grad = params[i][1].grad
+                    if scale == 1.0:
+                        xp.copyto(views[i], grad, casting="unsafe")
+                    else:
+                        xp.multiply(grad, scale, out=views[i], casting="unsafe")
+            if scale != 1.0:
+                for i in own:
+                    if i in in_group:
+                        views[i] *= scale
+
+    def store(self, params: list[tuple[str, Any]]) -> None:
+        """Make the reduced buffers the gradients: every ``grad`` becomes its
+        view (valid until the next :meth:`load`)."""
+        for group in self.groups:
+            if group.wire is not group.buffer:
+                backend.get_array_module(group.buffer).copyto(
+                    group.buffer, group.wire, casting="unsafe"
                 )
-
-    def unpack(self, params: list[tuple[str, Any]], scale: float = 1.0) -> None:
-        """Write the buffer (times ``scale``) back into the gradients."""
         for (_, param), view in zip(params, self._views, strict=True):
-            grad = param.grad
-            xp = backend.get_array_module(view)
-            if grad is None:
-                param.grad = (view * scale).astype(param.array.dtype, copy=False)
-            elif scale == 1.0:
-                xp.copyto(grad, view, casting="unsafe")
-            else:
-                xp.multiply(view, scale, out=grad, casting="unsafe")
-
-    def hand_out(self, params: list[tuple[str, Any]]) -> None:
-        """Make the buffer's contents the gradients: as views when the dtypes
-        match (no copy; valid until the next ``pack``), else by copying."""
-        if not self.aliasable:
-            self.unpack(params)
-            return
-        for (_, param), view in zip(params, self._views, strict=True):
-            param.grad = view
-
-    def to_host(self) -> numpy.ndarray:
-        """The buffer as a host array (a copy for a device buffer)."""
-        if self.host_buffer is None:
-            return self.buffer
-        self.buffer.get(out=self.host_buffer)
-        return self.host_buffer
-
-    def from_host(self) -> None:
-        """Copy the host staging buffer back to the device buffer."""
-        if self.host_buffer is not None:
-            self.buffer.set(self.host_buffer)
+            if param.grad is not view:
+                param.grad = view

@@ -8,34 +8,13 @@ import numpy
 from mpi4py import MPI
 
 from kusari_mn.communicators import _communication_utility as cu
-from kusari_mn.communicators._memory_utility import GradPacker
+from kusari_mn.communicators._memory_utility import GradBuffer, GradGroup
+from kusari_mn.communicators._reduction import (
+    HalfAllreduce,
+    allreduce_sum,
+    sum_op_and_type,
+)
 from kusari_mn.communicators.communicator_base import CommunicatorBase
-
-
-def _half_sum(inbuf: Any, inoutbuf: Any, datatype: Any) -> None:
-    # MPI has no float16 type; the buffer travels as 16-bit words and this
-    # user-defined reduction adds them as float16.
-    out = numpy.frombuffer(inoutbuf, dtype=numpy.float16)
-    out += numpy.frombuffer(inbuf, dtype=numpy.float16)
-
-
-_HALF_SUM_OP: Any = None
-
-
-def _sum_op_and_type(array: numpy.ndarray) -> tuple[Any, Any]:
-    """The reduction and MPI datatype summing ``array``'s dtype."""
-    global _HALF_SUM_OP
-    if array.dtype == numpy.float16:
-        if _HALF_SUM_OP is None:
-            _HALF_SUM_OP = MPI.Op.Create(_half_sum, commute=True)
-        return _HALF_SUM_OP, MPI.UINT16_T
-    try:
-        mpi_type = MPI.Datatype.fromcode(array.dtype.char)
-    except (KeyError, ValueError):
-        raise TypeError(
-            f"allreduce: dtype {array.dtype} cannot be summed over MPI"
-        ) from None
-    return MPI.SUM, mpi_type
 
 
 def _as_sequence(xs: Any, size: int, caller: str) -> list[Any]:
@@ -98,7 +77,8 @@ class MpiCommunicatorBase(CommunicatorBase):
                 f"dtype, got {self.allreduce_grad_dtype}"
             )
         self.batched_copy = batched_copy
-        self._packer = GradPacker(self.allreduce_grad_dtype)
+        self._grads = GradBuffer(self.allreduce_grad_dtype)
+        self._half = HalfAllreduce()
         self._owns_mpi_comm = False
 
     def __repr__(self) -> str:
@@ -241,8 +221,8 @@ class MpiCommunicatorBase(CommunicatorBase):
                 f"shape, got {heads}"
             )
         buf = numpy.array(host, copy=True, order="C")
-        op, mpi_type = _sum_op_and_type(buf)
-        self.mpi_comm.Allreduce(MPI.IN_PLACE, [buf, mpi_type], op)
+        sum_op_and_type(buf)  # a clear TypeError for dtypes MPI cannot sum
+        allreduce_sum(self.mpi_comm, buf, self._half)
         return cu.to_device_like(buf, dev)
 
     def scatter(self, xs: Any, root: int = 0) -> Any:
@@ -370,28 +350,30 @@ class MpiCommunicatorBase(CommunicatorBase):
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
         """Average the gradients over the ranks with one in-place Allreduce.
 
-        Gradients are packed into one persistent contiguous buffer (in
-        ``allreduce_grad_dtype`` when set), divided by the size on the way
-        in (so float16 sums cannot overflow), reduced in place, and handed
-        back. When the buffer has the gradients' dtype, each parameter's
-        ``grad`` becomes a view of the buffer (no copy back); the view stays
-        valid until the next call. Parameters are matched across ranks by
-        name.
+        The gradients live in one persistent flat buffer per dtype, and
+        after this call each parameter's ``grad`` is a view of it (valid
+        until the next call). A gradient still in its view is not copied: the
+        buffer is divided by the size with one NumPy call and reduced in
+        place (``MPI.IN_PLACE``); a replaced gradient is copied in once,
+        divided on the way. Dividing before the sum keeps float16 sums
+        (``allreduce_grad_dtype``) from overflowing. Parameters are matched
+        across ranks by name.
         """
-        packer = self._packer
-        params = packer.select(model, zero_fill)
-        if packer.prepare(params):
-            self._check_layout(packer)
+        grads = self._grads
+        params = grads.select(model, zero_fill)
+        if grads.prepare(params):
+            self._check_layout(grads)
         if not params:
             return
-        packer.pack(params, 1.0 / self.size)
-        self._allreduce_grad_buffer(packer)
-        packer.hand_out(params)
+        grads.load(params, 1.0 / self.size)
+        for group in grads.groups:
+            self._allreduce_grad_group(group)
+        grads.store(params)
 
-    def _check_layout(self, packer: GradPacker) -> None:
-        sigs = self.mpi_comm.allgather(packer.layout_signature)
+    def _check_layout(self, grads: GradBuffer) -> None:
+        sigs = self.mpi_comm.allgather(grads.layout_signature)
         if any(s != sigs[0] for s in sigs):
-            mine = packer.layout_signature
+            mine = grads.layout_signature
             other = next(s for s in sigs if s != mine) if mine == sigs[0] else sigs[0]
             raise ValueError(
                 "multi_node_mean_grad: the ranks have different gradients to "
@@ -400,11 +382,11 @@ class MpiCommunicatorBase(CommunicatorBase):
                 "zero_fill=True when some gradients may be None"
             )
 
-    def _allreduce_grad_buffer(self, packer: GradPacker) -> None:
-        host = packer.to_host()
-        op, mpi_type = _sum_op_and_type(host)
-        self.mpi_comm.Allreduce(MPI.IN_PLACE, [host, mpi_type], op)
-        packer.from_host()
+    def _allreduce_grad_group(self, group: GradGroup) -> None:
+        """Sum one group's wire buffer over the ranks, in place."""
+        host = group.wire_on_host()
+        allreduce_sum(self.mpi_comm, host, self._half)
+        group.wire_from_host()
 
     def finalize(self) -> None:
         """Free the MPI communicator if :meth:`split` made it."""

@@ -7,12 +7,12 @@ from typing import Any
 import numpy
 
 from kusari_mn.communicators._gpu import require_nccl
-from kusari_mn.communicators._memory_utility import GradPacker
+from kusari_mn.communicators._memory_utility import GradGroup
 from kusari_mn.communicators.mpi_communicator_base import MpiCommunicatorBase
 
 
 class PureNcclCommunicator(MpiCommunicatorBase):
-    """Averages the packed GPU gradient buffer with one ``ncclAllReduce``.
+    """Averages the flat GPU gradient buffer with one ``ncclAllReduce``.
 
     The NCCL communicator is set up on first use (after the user has chosen
     the device), from a unique id that rank 0 broadcasts over MPI. Array
@@ -35,9 +35,11 @@ class PureNcclCommunicator(MpiCommunicatorBase):
             self._nccl_comm = self._nccl.NcclCommunicator(self.size, uid, self.rank)
         return self._nccl_comm
 
-    def _allreduce_grad_buffer(self, packer: GradPacker) -> None:
-        if not packer.on_device:
-            super()._allreduce_grad_buffer(packer)
+    def _allreduce_grad_group(self, group: GradGroup) -> None:
+        # The gradients' device buffer (same views-into-one-buffer scheme as
+        # on host) is reduced where it lies; host gradients go over MPI.
+        if not group.on_device:
+            super()._allreduce_grad_group(group)
             return
         nccl = self._nccl
         kinds = {
@@ -45,7 +47,7 @@ class PureNcclCommunicator(MpiCommunicatorBase):
             numpy.dtype(numpy.float32): nccl.NCCL_FLOAT32,
             numpy.dtype(numpy.float64): nccl.NCCL_FLOAT64,
         }
-        buf = packer.buffer
+        buf = group.wire
         try:
             kind = kinds[buf.dtype]
         except KeyError:
