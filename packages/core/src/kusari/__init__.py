@@ -79,14 +79,15 @@ global_config.use_static_graph = False
 global_config.schedule_func = None
 global_config._will_recompute = False
 
-# The order below matters: variable must be imported before function_node
-# (variable's operators pull in kusari.functions, which builds on both).
+# The layers, each built only on those above it: engine (variable,
+# function_node, _backprop) <- functions <- links <- optimizers, serializers
+# <- training. No module imports a layer below its own; where the engine needs
+# something of a higher layer, the higher layer installs it, here.
 from kusari import backend, backends  # noqa: E402
 from kusari.backends import cuda  # noqa: E402
 from kusari.backend import get_device, using_device  # noqa: E402
 from kusari import variable  # noqa: E402
 from kusari.variable import (  # noqa: E402
-    Parameter,
     Variable,
     VariableNode,
     as_array,
@@ -105,6 +106,13 @@ from kusari.function_hook import FunctionHook, get_function_hooks  # noqa: E402
 from kusari._backprop import backward  # noqa: E402
 from kusari._dlpack import from_dlpack  # noqa: E402
 from kusari import functions, utils  # noqa: E402
+from kusari.functions.math import basic_math  # noqa: E402
+
+# THE place where Variable gets its operators (``x + y``, ``x @ w``) and
+# array methods (``x.reshape``, ``x.T``, ``x[i]``): they are FunctionNodes of
+# the functions layer, which the engine does not import.
+basic_math.bind_variable_methods(Variable)
+
 from kusari import function_hooks  # noqa: E402
 from kusari.utils import type_check  # noqa: E402
 from kusari import distribution, distributions  # noqa: E402
@@ -116,10 +124,14 @@ from kusari.distribution import (  # noqa: E402
 )
 from kusari import initializer, initializers  # noqa: E402
 from kusari.initializer import Initializer  # noqa: E402
+from kusari import parameter  # noqa: E402
+from kusari.parameter import Parameter  # noqa: E402
 from kusari import device_resident, link_hook, link, sequential  # noqa: E402
 from kusari.device_resident import DeviceResident  # noqa: E402
 from kusari.link_hook import LinkHook  # noqa: E402
-from kusari.link import Chain, ChainList, Link  # noqa: E402
+from kusari.link import Link  # noqa: E402
+from kusari.chain import Chain  # noqa: E402
+from kusari.chain_list import ChainList  # noqa: E402
 from kusari.sequential import Sequential  # noqa: E402
 from kusari import computational_graph  # noqa: E402
 from kusari import links  # noqa: E402
@@ -139,7 +151,6 @@ from kusari.optimizer import GradientMethod, Optimizer, UpdateRule  # noqa: E402
 from kusari import training  # noqa: E402
 
 from kusari import memory_layouts  # noqa: E402
-from kusari.functions.math import basic_math  # noqa: E402
 
 # `chainer.cuda` is an alias of `chainer.backends.cuda`, and Chainer code
 # imports `chainer.basic_math` (the arithmetic FunctionNodes) by that name.

@@ -1,23 +1,48 @@
 """The backward pass: walks the graph from outputs to leaves by rank.
 
-Functions are visited in decreasing rank, so every consumer of a variable is
-processed before its creator and each gradient is complete when it is used.
-Gradients live in a table keyed by node and are dropped as soon as they have
-been passed on. Unless the caller keeps the graph (``retain_grad`` or double
-backprop), the arrays that functions retained for backward are dropped as
-soon as the last function that needs them has run, so activations are freed
-while the backward pass proceeds instead of when the loss is dropped.
+A pass (:class:`BackwardPass`) runs in five phases:
+
+1. **collect** (:meth:`BackwardPass.seed`): the initial gradients go into a
+   table keyed by node, and the functions that made those nodes are queued;
+2. **order** (:meth:`BackwardPass.schedule`, :meth:`BackwardPass.pop`):
+   functions come off a heap in decreasing rank, so every consumer of a
+   variable runs before its creator and each gradient is complete when used;
+3. **run a node** (:meth:`BackwardPass.run_node`): the outputs' gradients
+   are taken out of the table and the function's backward computes its
+   inputs' gradients;
+4. **accumulate** (:meth:`BackwardPass.accumulate`): each input gradient is
+   added to the table, and a node's first gradient queues its creator;
+5. **hand out** (:meth:`BackwardPass.hand_out`): what reached the leaves
+   becomes their ``grad``.
+
+Without double backprop the table holds bare arrays: no graph is recorded
+and nothing can observe the Variables that would wrap them, so they are made
+only where they are handed out, and functions with a ``backward_array`` run
+entirely on arrays. Unless the caller keeps the graph (``retain_grad`` or
+double backprop), the arrays that functions retained for backward are
+dropped as soon as the last function that needs them has run, so
+activations are freed while the pass proceeds instead of when the loss is
+dropped.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from heapq import heappush
 from typing import Any
 
 import numpy
 
-from kusari import configuration, function_hook
+from kusari import backend, configuration, function_hook
+from kusari.backends import cuda
+from kusari.variable import (
+    Variable,
+    VariableNode,
+    _array_types,
+    _check_grad_type,
+    _new_variable,
+)
 
 _FIRST = (0,)
 _SECOND = (1,)
@@ -44,8 +69,6 @@ def freed_message(func: Any) -> str:
 
 def initial_grad(y: Any, gy: Any, loss_scale: float | None, who: str) -> Any:
     """The starting gradient of output ``y`` (``gy``, its grad, or ones)."""
-    from kusari.variable import Variable, _check_grad_type
-
     if gy is None:
         gv = y._grad_var
         if gv is not None:
@@ -56,8 +79,6 @@ def initial_grad(y: Any, gy: Any, loss_scale: float | None, who: str) -> Any:
                 f"{who}: an output has shape {data.shape}, so its gradient is "
                 "ambiguous; pass it explicitly (grad_outputs) or set `y.grad`."
             )
-        from kusari import backend
-
         g = backend.get_array_module(data).ones_like(data)
         if loss_scale is not None:
             g *= loss_scale
@@ -106,8 +127,6 @@ def _add_arrays(a: Any, b: Any) -> Any:
 
 def _as_grad_array(func: Any, gx: Any) -> Any:
     """Check a gradient that backward_array returned (not a NumPy ndarray)."""
-    from kusari.variable import _array_types
-
     if isinstance(gx, numpy.generic):
         return numpy.asarray(gx)  # a 0-dim result of NumPy arithmetic
     if isinstance(gx, _array_types):
@@ -116,6 +135,306 @@ def _as_grad_array(func: Any, gx: Any) -> Any:
         f"{func.label}.backward_array returned {type(gx).__name__}; gradients "
         "must be arrays"
     )
+
+
+def _grad_arrays(func: Any, gxs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The arrays of the gradient Variables that ``func.backward`` returned."""
+    datas: list[Any] = []
+    for gx in gxs:
+        if gx is None:
+            datas.append(None)
+        elif type(gx) is Variable or isinstance(gx, Variable):
+            datas.append(gx._data)
+        else:
+            raise TypeError(
+                f"{func.label}.backward returned {type(gx).__name__}; "
+                "gradients must be Variables"
+            )
+    return tuple(datas)
+
+
+class BackwardPass:
+    """One backward pass: the gradient table and the queue its phases share.
+
+    Args:
+        retain_grad: Store the gradients of intermediate variables.
+        enable_double_backprop: Record the gradients' computation as a graph
+            (the table then holds Variables instead of arrays).
+        loss_scale: Stored with the leaves' gradients.
+        stop_nodes: Nodes treated as leaves (``kusari.grad``'s inputs).
+        free_graph: Drop retained arrays once used (None: unless the graph
+            is kept by ``retain_grad`` or double backprop).
+    """
+
+    __slots__ = (
+        "array_ok",
+        "arrays",
+        "counter",
+        "debug",
+        "double",
+        "free_graph",
+        "grads",
+        "heap",
+        "lazy",
+        "leaves",
+        "loss_scale",
+        "owned",
+        "retain_grad",
+        "seen",
+        "stops",
+    )
+
+    def __init__(
+        self,
+        retain_grad: bool,
+        enable_double_backprop: bool,
+        loss_scale: float | None,
+        stop_nodes: set[Any] | None = None,
+        free_graph: bool | None = None,
+    ) -> None:
+        double = enable_double_backprop
+        self.retain_grad = retain_grad
+        self.double = double
+        self.loss_scale = loss_scale
+        self.free_graph = (
+            not (retain_grad or double) if free_graph is None else free_graph
+        )
+        self.lazy = bool(configuration.config.lazy_grad_sum)
+        self.debug = configuration.hot_flags().debug
+        self.arrays = not double
+        # backward_array is only for passes nothing watches: the functions
+        # that backward applies are seen by hooks and debug checks.
+        self.array_ok = (
+            self.arrays and not self.debug and not function_hook._n_registered[0]
+        )
+        self.grads: dict[VariableNode, Any] = {}
+        self.heap: list[tuple[int, int, Any]] = []
+        self.seen: set[Any] = set()
+        self.leaves: list[VariableNode] = []
+        self.counter = 0
+        # Nodes whose table entry is a sum allocated by this pass (seen by no
+        # one else), so further contributions may be added in place.
+        self.owned: set[VariableNode] = set()
+        self.stops = stop_nodes
+
+    # -- phase 1: collect -------------------------------------------------
+    def seed(
+        self,
+        out_nodes: Sequence[VariableNode],
+        gys: Sequence[Variable],
+        initial_input_grads: dict[Any, Any] | None = None,
+    ) -> None:
+        """Enter the outputs' initial gradients and queue their creators."""
+        for node, gy in zip(out_nodes, gys):
+            if self._add_initial(node, gy):
+                self.schedule(node)
+        if initial_input_grads:
+            leaves = self.leaves
+            for node, g in initial_input_grads.items():
+                if self._add_initial(node, g) and node not in leaves:
+                    leaves.append(node)
+
+    def _add_initial(self, node: VariableNode, g: Variable) -> bool:
+        """Add an initial gradient; True when it is the node's first."""
+        grads = self.grads
+        g = g._data if self.arrays else g
+        cur = grads.get(node)
+        if cur is None:
+            grads[node] = [g] if self.lazy else g
+            return True
+        if self.lazy:
+            cur.append(g)
+        else:
+            grads[node] = _add_arrays(cur, g) if self.arrays else cur + g
+        return False
+
+    # -- phase 2: order ---------------------------------------------------
+    def schedule(self, node: VariableNode) -> None:
+        """Queue the creator of ``node``, which just got its first gradient.
+
+        Functions come off the heap (see :func:`run`) in decreasing rank.
+        Leaves (and stop nodes) are remembered for :meth:`hand_out` instead.
+        """
+        f = node.creator_node
+        stops = self.stops
+        if f is None or (stops is not None and node in stops):
+            if node._old_style_grad_generator is not None:
+                raise_old_style_twice(node)
+            self.leaves.append(node)
+        elif f not in self.seen:
+            self.seen.add(f)
+            heapq.heappush(self.heap, (-f.rank, self.counter, f))
+            self.counter += 1
+
+    # -- phase 3: run a node ----------------------------------------------
+    def run_node(self, func: Any) -> None:
+        """Run ``func``'s backward and accumulate its inputs' gradients."""
+        inputs = func.inputs
+        if inputs is None or func._freed:
+            raise RuntimeError(freed_message(func))
+        out_refs = func.outputs
+        if len(out_refs) == 1:
+            # The common case: one output, which has a gradient (that is how
+            # the function got queued).
+            y = out_refs[0]()
+            g = None if y is None else self.grads.pop(y, None)
+            if g is not None and self.lazy:
+                g = _sum_grads(g, self.double)
+            out_nodes: Any = (y,)
+            gys: tuple[Any, ...] = (g,)
+            any_grad = g is not None
+            if self.retain_grad:
+                self._retain_output_grads(out_nodes, gys)
+        else:
+            out_nodes, gys, any_grad = self._take_output_grads(out_refs)
+        # The inputs that need a gradient (spelled out for one or two).
+        n_in = len(inputs)
+        targets: tuple[int, ...]
+        if n_in == 1:
+            targets = _FIRST if inputs[0].requires_grad else ()
+        elif n_in == 2:
+            r0 = inputs[0].requires_grad
+            r1 = inputs[1].requires_grad
+            targets = (_BOTH if r1 else _FIRST) if r0 else (_SECOND if r1 else ())
+        else:
+            targets = tuple([i for i, x in enumerate(inputs) if x.requires_grad])
+        if targets and any_grad:
+            if (
+                self.array_ok
+                and func._has_backward_array
+                and not func._local_function_hooks
+            ):
+                gxs = func.backward_array(targets, gys)
+                if type(gxs) is not tuple or len(gxs) != len(targets):
+                    gxs = normalize_grads(func, targets, gxs)
+                self.accumulate(func, inputs, targets, gxs, gxs)
+            else:
+                gxs = _backward_variables(func, targets, gys, self.arrays)
+                datas = _grad_arrays(func, gxs)
+                self.accumulate(
+                    func, inputs, targets, datas if self.arrays else gxs, datas
+                )
+        if self.free_graph:
+            # Every consumer of these outputs has run its backward (rank
+            # order), so the arrays retained for them can go. The graph's
+            # structure stays, small as it is, so unchain_backward still
+            # works; a second backward through here raises instead.
+            func._retained_output_data = None
+            for y in out_nodes:
+                if y is not None:
+                    y.data = None
+            func._freed = True
+
+    def _take_output_grads(self, out_refs: Any) -> tuple[Any, tuple[Any, ...], bool]:
+        """Remove several outputs' gradients from the table (complete by now)."""
+        pop = self.grads.pop
+        out_nodes = [ref() for ref in out_refs]
+        gys = tuple([None if y is None else pop(y, None) for y in out_nodes])
+        if self.lazy:
+            gys = tuple(
+                [None if g is None else _sum_grads(g, self.double) for g in gys]
+            )
+        if self.retain_grad:
+            self._retain_output_grads(out_nodes, gys)
+        return out_nodes, gys, any(g is not None for g in gys)
+
+    def _retain_output_grads(self, out_nodes: Any, gys: tuple[Any, ...]) -> None:
+        for y, g in zip(out_nodes, gys):
+            if y is not None and g is not None:
+                var = y._variable()
+                if var is not None:
+                    var._grad_var = _new_variable(g, False) if self.arrays else g
+
+    # -- phase 4: accumulate ----------------------------------------------
+    def accumulate(
+        self,
+        func: Any,
+        inputs: tuple[VariableNode, ...],
+        targets: tuple[int, ...],
+        gxs: tuple[Any, ...],
+        datas: tuple[Any, ...],
+    ) -> None:
+        """Add the gradients ``func`` gave its inputs to the table.
+
+        ``gxs`` are what the table holds (arrays, or Variables in double
+        backprop) and ``datas`` their arrays. An input's first gradient
+        queues its creator (:meth:`schedule`).
+        """
+        grads = self.grads
+        lazy = self.lazy
+        stops = self.stops
+        seen = self.seen
+        heap = self.heap
+        for i, gx, data in zip(targets, gxs, datas):
+            if gx is None:
+                continue
+            if type(data) is not _ndarray:
+                data = _as_grad_array(func, data)
+                gx = data if self.arrays else gx
+            x = inputs[i]
+            if data.shape != x.shape or data.dtype != x.dtype:
+                _check_grad_type(func, x, True, data)
+            if self.debug:
+                _check_nan_backward(func, data)
+            cur = grads.get(x)
+            if cur is None:
+                grads[x] = [gx] if lazy else gx
+                # The first gradient of x: queue its creator (as schedule
+                # does; spelled out here, where it runs once per node).
+                f = x.creator_node
+                if f is None or (stops is not None and x in stops):
+                    self.schedule(x)  # a leaf
+                elif f not in seen:
+                    seen.add(f)
+                    heappush(heap, (-f.rank, self.counter, f))
+                    self.counter += 1
+            elif lazy:
+                cur.append(gx)
+            elif self.double:
+                grads[x] = cur + gx
+            elif x in self.owned:
+                # A sum made here below: nobody else holds it, so later
+                # contributions add in place.
+                cur += data
+            else:
+                grads[x] = _add_arrays(cur, data)
+                self.owned.add(x)
+
+    # -- phase 5: hand out ------------------------------------------------
+    def hand_out(self, set_leaf_grads: bool) -> dict[Any, Any]:
+        """Turn the table into Variables; store the leaves' in their ``grad``.
+
+        Returns:
+            The gradients left in the table (those of the leaves and stop
+            nodes, unless ``set_leaf_grads`` moved them into the variables).
+        """
+        grads = self.grads
+        if self.lazy:
+            for node in self.leaves:
+                g = grads.get(node)
+                if g is not None:
+                    grads[node] = _sum_grads(g, self.double)
+        if self.arrays:
+            for node, g in grads.items():
+                grads[node] = _new_variable(g, False)
+        if set_leaf_grads:
+            for node in self.leaves:
+                g = grads.pop(node, None)
+                var = None if g is None else node._variable()
+                if var is not None:
+                    self._store_leaf_grad(var, g)
+        return grads
+
+    def _store_leaf_grad(self, var: Variable, g: Variable) -> None:
+        old = var._grad_var
+        if old is not None:
+            g = (
+                old + g
+                if self.double
+                else _new_variable(_add_arrays(old._data, g._data), False)
+            )
+        var._grad_var = g
+        var._loss_scale = self.loss_scale
 
 
 def run(
@@ -135,219 +454,63 @@ def run(
     Returns the table of gradients (Variables) left at the leaves (and
     ``stop_nodes``).
     """
-    from kusari.variable import Variable, _check_grad_type, _new_variable
-
-    double = enable_double_backprop
-    if free_graph is None:
-        free_graph = not (retain_grad or double)
-    lazy = bool(configuration.config.lazy_grad_sum)
-    debug = configuration.hot_flags().debug
-    # Double backprop records the gradients' computation, so the table holds
-    # Variables. Otherwise it holds bare arrays: no graph is recorded and
-    # nothing can observe the Variables that would wrap them, so they are
-    # made only where they are handed out (a Variable backward, grad_var).
-    # Functions with a backward_array then run entirely on arrays, unless
-    # something watches the functions that backward applies (hooks, debug).
-    arrays = not double
-    array_ok = arrays and not debug and not function_hook._n_registered[0]
-    grads: dict[Any, Any] = {}
-    heap: list[Any] = []
-    seen: set[Any] = set()
-    leaves: list[Any] = []
-    counter = 0
-    heappush = heapq.heappush
-    heappop = heapq.heappop
-    grads_get = grads.get
-    grads_pop = grads.pop
-    # Nodes whose gradient entry is a sum allocated by this loop (never seen
-    # by anyone else), so further contributions may be added in place.
-    owned: set[Any] = set()
-    no_stop = stop_nodes is None
-    stops: set[Any] = set() if stop_nodes is None else stop_nodes
-
-    def accumulate(node: Any, g: Any) -> bool:
-        """Add ``g`` to node's gradient; True if it is the node's first."""
-        if arrays:
-            g = g._data
-        cur = grads_get(node)
-        if cur is None:
-            grads[node] = [g] if lazy else g
-            return True
-        if lazy:
-            cur.append(g)
-        else:
-            grads[node] = _add_arrays(cur, g) if arrays else cur + g
-        return False
-
-    for node, gy in zip(out_nodes, gys):
-        if accumulate(node, gy):
-            func = node.creator_node
-            if func is None or (not no_stop and node in stops):
-                leaves.append(node)
-            elif func not in seen:
-                seen.add(func)
-                heappush(heap, (-func.rank, counter, func))
-                counter += 1
-    if initial_input_grads:
-        for node, g in initial_input_grads.items():
-            if accumulate(node, g) and node not in leaves:
-                leaves.append(node)
-
+    bp = BackwardPass(
+        retain_grad, enable_double_backprop, loss_scale, stop_nodes, free_graph
+    )
+    bp.seed(out_nodes, gys, initial_input_grads)
     # Functions applied inside backward get inputs the framework made and
-    # checked (gradient shapes are verified below), so their type checks
-    # only cost time; debug mode keeps them.
+    # checked (gradient shapes are verified in accumulate), so their type
+    # checks only cost time; debug mode keeps them.
     with (
-        configuration.using_config("enable_backprop", double),
+        configuration.using_config("enable_backprop", enable_double_backprop),
         configuration.using_config(
-            "type_check", debug and configuration.config.type_check
+            "type_check", bp.debug and configuration.config.type_check
         ),
     ):
+        # Phase 2, order: the queue yields the function of highest rank.
+        heap = bp.heap
+        heappop = heapq.heappop
+        run_node = bp.run_node
         while heap:
-            func = heappop(heap)[2]
-            inputs = func.inputs
-            if inputs is None or func._freed:
-                raise RuntimeError(freed_message(func))
-            out_refs = func.outputs
-            if len(out_refs) == 1:
-                # The common case: one output, which has a gradient (that is
-                # how the function got here).
-                y = out_refs[0]()
-                out_nodes_f: Any = (y,)
-                g = grads_pop(y, None) if y is not None else None
-                if g is not None and lazy:
-                    g = _sum_grads(g, double)
-                gys_t: tuple[Any, ...] = (g,)
-                any_grad = g is not None
-            else:
-                out_nodes_f = [ref() for ref in out_refs]
-                gys_l = []
-                any_grad = False
-                for y in out_nodes_f:
-                    g = None if y is None else grads_pop(y, None)
-                    if g is not None:
-                        if lazy:
-                            g = _sum_grads(g, double)
-                        any_grad = True
-                    gys_l.append(g)
-                gys_t = tuple(gys_l)
-            if retain_grad:
-                for y, g in zip(out_nodes_f, gys_t):
-                    if y is not None and g is not None:
-                        var = y._variable()
-                        if var is not None:
-                            var._grad_var = _new_variable(g, False) if arrays else g
-            targets: tuple[int, ...]
-            n_in = len(inputs)
-            if n_in == 1:
-                targets = _FIRST if inputs[0].requires_grad else ()
-            elif n_in == 2:
-                r0 = inputs[0].requires_grad
-                r1 = inputs[1].requires_grad
-                targets = (_BOTH if r1 else _FIRST) if r0 else (_SECOND if r1 else ())
-            else:
-                targets = tuple([i for i, x in enumerate(inputs) if x.requires_grad])
-            if targets and any_grad:
-                via_array = (
-                    array_ok
-                    and func._has_backward_array
-                    and not func._local_function_hooks
-                )
-                if via_array:
-                    gxs = func.backward_array(targets, gys_t)
-                    if type(gxs) is not tuple or len(gxs) != len(targets):
-                        gxs = normalize_grads(func, targets, gxs)
-                else:
-                    gxs = _backward_variables(func, targets, gys_t, arrays)
-                for i, gx in zip(targets, gxs):
-                    if gx is None:
-                        continue
-                    if via_array:
-                        if type(gx) is not _ndarray:
-                            gx = _as_grad_array(func, gx)
-                        data = gx
-                    else:
-                        if type(gx) is not Variable and not isinstance(gx, Variable):
-                            raise TypeError(
-                                f"{func.label}.backward returned "
-                                f"{type(gx).__name__}; gradients must be Variables"
-                            )
-                        data = gx._data
-                        if arrays:
-                            gx = data
-                    x = inputs[i]
-                    if data.shape != x.shape or data.dtype != x.dtype:
-                        _check_grad_type(func, x, True, data)
-                    if debug:
-                        _check_nan_backward(func, data)
-                    cur = grads_get(x)
-                    if cur is not None:
-                        if lazy:
-                            cur.append(gx)
-                        elif double:
-                            grads[x] = cur + gx
-                        elif x in owned:
-                            # A sum made here below: nobody else holds it,
-                            # so later contributions add in place.
-                            cur += data
-                        else:
-                            grads[x] = _add_arrays(cur, data)
-                            owned.add(x)
-                        continue
-                    grads[x] = [gx] if lazy else gx
-                    f = x.creator_node
-                    if f is None or (not no_stop and x in stops):
-                        if x._old_style_grad_generator is not None:
-                            raise_old_style_twice(x)
-                        leaves.append(x)
-                    elif f not in seen:
-                        seen.add(f)
-                        heappush(heap, (-f.rank, counter, f))
-                        counter += 1
-            if free_graph:
-                # Every consumer of these outputs has run its backward (rank
-                # order), so the arrays retained for them can go. The graph's
-                # structure stays, small as it is, so unchain_backward still
-                # works; a second backward through here raises instead.
-                func._retained_output_data = None
-                for y in out_nodes_f:
-                    if y is not None:
-                        y.data = None
-                func._freed = True
+            run_node(heappop(heap)[2])
+        return bp.hand_out(set_leaf_grads)
 
-        if lazy:
-            for node in leaves:
-                g = grads.get(node)
-                if g is not None:
-                    grads[node] = _sum_grads(g, double)
-        if arrays:
-            for node, g in grads.items():
-                grads[node] = _new_variable(g, False)
-        if set_leaf_grads:
-            for node in leaves:
-                g = grads.pop(node, None)
-                if g is None:
-                    continue
-                var = node._variable()
-                if var is None:
-                    continue
-                old = var._grad_var
-                if old is not None:
-                    g = (
-                        old + g
-                        if double
-                        else _new_variable(_add_arrays(old._data, g._data), False)
-                    )
-                var._grad_var = g
-                var._loss_scale = loss_scale
-    return grads
+
+def backward_variable(
+    var: Variable,
+    retain_grad: bool,
+    enable_double_backprop: bool,
+    loss_scale: float | None,
+) -> None:
+    """:meth:`Variable.backward`: seed ``var``'s gradient (ones by default), run."""
+    node = var._node
+    if node is None:
+        return
+    if node._old_style_grad_generator is not None:
+        raise_old_style_twice(node)
+    if node.creator_node is None:
+        return
+    gv = var._grad_var
+    if gv is None:
+        data = var._data
+        if data.size != 1:
+            raise ValueError(
+                "Variable.backward: the variable has shape "
+                f"{data.shape}, so its gradient is ambiguous. Set `y.grad` "
+                "(e.g. to ones) before calling backward, or reduce it to a "
+                "scalar (e.g. F.sum) first."
+            )
+        g = backend.get_array_module(data).ones_like(data)
+        if loss_scale is not None:
+            g *= loss_scale
+        gv = var._grad_var = Variable(g, requires_grad=False)
+    run([node], [gv], retain_grad, enable_double_backprop, loss_scale)
 
 
 def _backward_variables(
     func: Any, targets: tuple[int, ...], gys: tuple[Any, ...], arrays: bool
 ) -> tuple[Any, ...]:
     """Call ``func.backward`` (on Variables), with its function hooks."""
-    from kusari.variable import _new_variable
-
     if arrays:
         g_data = gys
         if len(gys) == 1:
@@ -372,23 +535,11 @@ def _backward_variables(
 
 
 def _check_nan_backward(func: Any, data: Any) -> None:
-    from kusari.backends import cuda
-
     if data.dtype.kind != "f":
         return
     host = cuda.to_cpu(data)
     if bool((host != host).any()):
         raise RuntimeError(f"NaN is detected on backward computation of {func.label}")
-
-
-def backward_all(
-    out_nodes: Sequence[Any],
-    gys: Sequence[Any],
-    retain_grad: bool,
-    enable_double_backprop: bool,
-    loss_scale: float | None,
-) -> None:
-    run(out_nodes, gys, retain_grad, enable_double_backprop, loss_scale)
 
 
 def backward(

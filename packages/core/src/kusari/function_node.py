@@ -36,13 +36,11 @@ from kusari.variable import (
     Variable,
     VariableNode,
     _array_types,
+    _new_output,
     _new_variable,
-    _node_for_output,
 )
 
 _cuda_available = cuda.available
-_var_new = object.__new__
-_node_new = object.__new__
 _ref = weakref.ref
 _n_hooks = function_hook._n_registered
 _ndarray = numpy.ndarray
@@ -73,6 +71,11 @@ class FunctionNode:
     # Whether first-order backprop may call backward_array instead of
     # backward (decided once per class; see backward_array).
     _has_backward_array = False
+    # True for elementwise binary operations whose check_type_forward passes
+    # whenever both inputs are arrays of one dtype and shape: the check is
+    # then decided without building type information (the common case of
+    # the most frequent operations).
+    _same_operands_pass_type_check = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -116,6 +119,9 @@ class FunctionNode:
         return tuple(ret)
 
     # -- applying -------------------------------------------------------
+    # apply runs in three steps: gather the inputs, compute the outputs with
+    # whatever observes the function (_forward_observed), and, when a
+    # gradient will be needed, record the graph.
     def apply(self, inputs: Iterable[Any]) -> tuple[Variable, ...]:
         """Compute the outputs and, when backprop is on, record the graph.
 
@@ -145,26 +151,66 @@ class FunctionNode:
         flags = _hot
         if flags.generation != _generation[0]:
             flags = hot_flags()
-        # Read the flags now: forward may change the configuration itself
-        # (e.g. recompute in no_backprop_mode), which refreshes `flags`.
+        # Read before forward, which may change the configuration itself
+        # (e.g. recompute in no_backprop_mode).
+        record = requires_grad and flags.enable_backprop
+        outputs = self._forward_observed(in_data, flags)
+        if not record:
+            return tuple([_new_variable(y, requires_grad) for y in outputs])
+
+        # Record the graph: link the inputs' and new outputs' nodes through
+        # this one, and keep what backward needs.
+        in_nodes = []
+        for x in input_vars:
+            node = x._node
+            if node is None:
+                node = x._node = VariableNode(x, x._name)
+            in_nodes.append(node)
+        self.inputs = tuple(in_nodes)
+        # Chainer's numbering: a function has its inputs' highest rank and
+        # its outputs one more.
+        self.rank = rank
+        rank += 1
+        if len(outputs) == 1:  # the common case, without a loop
+            ret: tuple[Variable, ...] = (_new_output(outputs[0], self, rank),)
+            self.outputs = (_ref(ret[0]._node),)  # type: ignore[arg-type]
+        else:
+            ret = tuple([_new_output(y, self, rank) for y in outputs])
+            self.outputs = tuple([_ref(v._node) for v in ret])  # type: ignore[arg-type]
+        retain = self._input_indexes_to_retain
+        if retain is not None:
+            for i in retain:
+                in_nodes[i].data = in_data[i]
+        retain = self._output_indexes_to_retain
+        if retain is not None:
+            self._retained_output_data = tuple([outputs[i] for i in retain])
+        return ret
+
+    def _forward_observed(
+        self, in_data: tuple[Any, ...], flags: Any
+    ) -> tuple[Any, ...]:
+        """``forward`` with type checks, function hooks and debug checks."""
         check = flags.type_check
-        enable_backprop = flags.enable_backprop
-        debug = flags.debug
         if check and self._has_type_check:
-            self._check_data_type_forward(in_data)
-
-        hooks = None
-        if _n_hooks[0] or self._local_function_hooks:
-            hooks = self._all_hooks()
-            for hook in hooks:
-                hook.forward_preprocess(self, in_data)
-
-        if _cuda_available and in_data and isinstance(in_data[0], cuda.ndarray):
-            with in_data[0].device:
-                outputs = self.forward(in_data)
+            same = False
+            if self._same_operands_pass_type_check and len(in_data) == 2:
+                a, b = in_data
+                same = (
+                    type(a) is _ndarray
+                    and type(b) is _ndarray
+                    and a.dtype == b.dtype
+                    and a.shape == b.shape
+                )
+            if not same:
+                self._check_data_type_forward(in_data)
+        if (
+            _n_hooks[0]
+            or self._local_function_hooks
+            or (_cuda_available and in_data and isinstance(in_data[0], cuda.ndarray))
+        ):
+            outputs = self._forward_in_context(in_data)
         else:
             outputs = self.forward(in_data)
-
         if type(outputs) is not tuple:
             # Chainer's words first (user code matches on them).
             raise TypeError(
@@ -175,73 +221,32 @@ class FunctionNode:
         if check:
             for y in outputs:
                 if type(y) is not _ndarray and not isinstance(y, _array_types):
-                    raise TypeError(
-                        f"forward output must be a tuple of ndarrays "
-                        f"({self.label})\n{self.label}.forward returned "
-                        f"{type(y).__name__} among its outputs (wrap scalars "
-                        "with kusari.utils.force_array)"
-                    )
-        if debug:
+                    self._raise_not_array(y)
+        if flags.debug:
             self._check_nan_in_forward(in_data, outputs)
-        if hooks is not None:
-            for hook in hooks:
-                hook.forward_postprocess(self, in_data)
+        return outputs
 
-        if not (requires_grad and enable_backprop):
-            return tuple([_new_variable(y, requires_grad) for y in outputs])
-
-        in_nodes = []
-        for x in input_vars:
-            node = x._node
-            if node is None:
-                node = x._node = VariableNode(x, x._name)
-            in_nodes.append(node)
-        # Chainer's numbering: a function has its inputs' highest rank and
-        # its outputs one more.
-        self.rank = rank
-        rank += 1
-        self.inputs = tuple(in_nodes)
-
-        if len(outputs) == 1:
-            # The common case, spelled out: one output Variable and its node.
-            y = outputs[0]
-            v = _var_new(Variable)
-            v._data = y
-            v._requires_grad = True
-            node = _node_new(VariableNode)
-            node._variable = _ref(v)
-            node.creator_node = self
-            node.rank = rank
-            node.name = None
-            node.requires_grad = True
-            node.data = None
-            node._old_style_grad_generator = None
-            node.shape = y.shape
-            node.dtype = y.dtype
-            v._node = node
-            self.outputs = (_ref(node),)
-            ret: tuple[Variable, ...] = (v,)
+    def _forward_in_context(self, in_data: tuple[Any, ...]) -> Any:
+        """``forward`` between the function hooks, on the inputs' GPU."""
+        hooks = self._all_hooks()
+        for hook in hooks:
+            hook.forward_preprocess(self, in_data)
+        if _cuda_available and in_data and isinstance(in_data[0], cuda.ndarray):
+            with in_data[0].device:
+                outputs = self.forward(in_data)
         else:
-            vs = []
-            refs = []
-            for y in outputs:
-                v = _var_new(Variable)
-                v._data = y
-                v._requires_grad = True
-                node = v._node = _node_for_output(v, y, self, rank)
-                vs.append(v)
-                refs.append(_ref(node))
-            self.outputs = tuple(refs)
-            ret = tuple(vs)
+            outputs = self.forward(in_data)
+        for hook in hooks:
+            hook.forward_postprocess(self, in_data)
+        return outputs
 
-        retain = self._input_indexes_to_retain
-        if retain is not None:
-            for i in retain:
-                in_nodes[i].data = in_data[i]
-        retain = self._output_indexes_to_retain
-        if retain is not None:
-            self._retained_output_data = tuple([outputs[i] for i in retain])
-        return ret
+    def _raise_not_array(self, y: Any) -> None:
+        raise TypeError(
+            f"forward output must be a tuple of ndarrays "
+            f"({self.label})\n{self.label}.forward returned "
+            f"{type(y).__name__} among its outputs (wrap scalars "
+            "with kusari.utils.force_array)"
+        )
 
     def _all_hooks(self) -> list[Any]:
         hooks = list(function_hook.get_function_hooks().values())
@@ -418,13 +423,10 @@ class FunctionNode:
             if node is None:
                 # Nobody holds this output any more: rebuild it from the
                 # retained array so backward graphs can still refer to it.
-                var = _new_variable(data, True)
-                node = var._node = VariableNode(var)
-                node.creator_node = self
-                node.rank = self.rank + 1
+                var = _new_output(data, self, self.rank + 1)
                 if new_outputs is None:
                     new_outputs = list(outputs)
-                new_outputs[index] = weakref.ref(node)
+                new_outputs[index] = weakref.ref(var._node)  # type: ignore[arg-type]
             else:
                 var = node.get_variable()
                 if var._data is None:
@@ -474,14 +476,6 @@ def _as_input(x: Any, func: FunctionNode) -> Variable:
         f"{func.label}: inputs must be Variables or ndarrays, got "
         f"{type(x).__module__}.{type(x).__name__}"
     )
-
-
-def _new_output(data: Any, creator: FunctionNode, rank: int) -> Variable:
-    v = _new_variable(data, True)
-    node = v._node = VariableNode(v)
-    node.creator_node = creator
-    node.rank = rank
-    return v
 
 
 def _to_host_any(x: Any) -> Any:

@@ -35,9 +35,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy
 
 from kusari import _link_impl, backend, device_resident, initializers, link_hook
-from kusari.variable import Parameter
+from kusari.parameter import Parameter
 
 if TYPE_CHECKING:
+    from kusari.chain import Chain
+    from kusari.chain_list import ChainList
     from kusari.sequential import Sequential
 
 _L = TypeVar("_L", bound="Link")
@@ -513,8 +515,19 @@ class Link(device_resident.DeviceResident):
     __str__ = __repr__
 
 
-# Chain and ChainList live in a sibling module to keep files short; they are
-# part of this module's API.
-from kusari._link_containers import Chain, ChainList  # noqa: E402
+def __getattr__(name: str) -> Any:
+    # Chain and ChainList have modules of their own (they build on Link);
+    # Chainer code imports them from here (chainer.link.Chain), and pickles
+    # made before the split name kusari.link.Chain.
+    if name == "Chain":
+        from kusari.chain import Chain
+
+        return Chain
+    if name == "ChainList":
+        from kusari.chain_list import ChainList
+
+        return ChainList
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["Chain", "ChainList", "Link"]

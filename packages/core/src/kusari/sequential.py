@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from kusari import _link_impl
-from kusari.link import ChainList, Link
+from kusari.chain_list import ChainList
+from kusari.link import Link
 
 
 class Sequential(ChainList):

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy
 
-from kusari import _backprop, backend, function_hook
+from kusari import backend
 from kusari.backends import cuda
-from kusari.configuration import _generation, _hot, config
+from kusari.types import DeviceSpec, NdArray
+
+if TYPE_CHECKING:
+    from kusari.parameter import Parameter  # noqa: F401  (re-exported, see __getattr__)
 
 _array_types: tuple[type, ...] = (numpy.ndarray,)
 if cuda.available:  # pragma: no cover - needs CuPy
@@ -156,10 +159,18 @@ class VariableNode:
         return f"<VariableNode {self.name or ''} {self.label}>"
 
 
-def _node_for_output(var: Variable, data: Any, creator: Any, rank: int) -> VariableNode:
-    """The node of a new function output (skips VariableNode.__init__'s work)."""
+def _new_output(data: Any, creator: Any, rank: int) -> Variable:
+    """A new output of function ``creator``: its Variable and its node.
+
+    The one constructor of graph outputs. It skips ``__init__``'s argument
+    checks, which the function's forward has made unnecessary; every output
+    is built here so that the fields a node needs are set in one place.
+    """
+    v = _var_new(Variable)
+    v._data = data
+    v._requires_grad = True
     node = _node_new(VariableNode)
-    node._variable = weakref.ref(var)
+    node._variable = _ref(v)
     node.creator_node = creator
     node.rank = rank
     node.name = None
@@ -168,10 +179,13 @@ def _node_for_output(var: Variable, data: Any, creator: Any, rank: int) -> Varia
     node._old_style_grad_generator = None
     node.shape = data.shape
     node.dtype = data.dtype
-    return node
+    v._node = node
+    return v
 
 
 _node_new = object.__new__
+_var_new = object.__new__
+_ref = weakref.ref
 
 
 def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
@@ -239,6 +253,9 @@ class Variable:
     _grad_var: Variable | None = None
     _name: str | None = None
     _loss_scale: Any = None
+    # Whether an uninitialized instance can allocate its array from a shape
+    # (``initialize``); True for Parameter.
+    _initializable = False
 
     # NumPy must defer to our reflected operators (`ndarray * Variable`).
     __array_priority__ = 200
@@ -246,10 +263,10 @@ class Variable:
 
     def __init__(
         self,
-        data: Any = None,
+        data: NdArray | None = None,
         *,
         name: str | None = None,
-        grad: Any = None,
+        grad: NdArray | None = None,
         requires_grad: bool = True,
     ) -> None:
         if data is not None and not isinstance(data, _array_types):
@@ -389,11 +406,6 @@ class Variable:
     def device(self) -> Any:
         return backend.get_device_from_array(self._data)
 
-    @property
-    def T(self) -> Variable:
-        """The transpose (reversed axes)."""
-        return _transpose(self)
-
     def set_creator(self, gen_func: Any) -> None:
         self.node.set_creator(gen_func)
 
@@ -434,14 +446,13 @@ class Variable:
         if src is None:
             return
         if self._data is None:
-            if not isinstance(self, Parameter):
+            if not self._initializable:
                 raise RuntimeError(
-                    "addgrad: the destination variable has no data; initialize "
-                    "it first"
+                    "addgrad: the destination variable has no data; initialize it first"
                 )
             # As in Chainer: an uninitialized parameter takes the source's
             # shape, then accumulates onto whatever gradient that gives it.
-            self.initialize(var.shape)
+            cast(Any, self).initialize(var.shape)
         g = src._data
         if backend.get_device_from_array(g) != backend.get_device_from_array(
             self._data
@@ -464,8 +475,8 @@ class Variable:
         if src is None:
             if self._data is None:
                 return
-            if isinstance(var, Parameter):
-                var.initialize(self._data.shape)
+            if var._initializable:
+                cast(Any, var).initialize(self._data.shape)
                 src = var._data
             else:
                 raise RuntimeError("copydata: the source variable has no array")
@@ -492,29 +503,12 @@ class Variable:
                 so the gradients can be differentiated again.
             loss_scale: Multiply the initial gradient by this (mixed precision).
         """
-        node = self._node
-        if node is None:
-            return
-        if node._old_style_grad_generator is not None:
-            _backprop.raise_old_style_twice(node)
-        if node.creator_node is None:
-            return
-        gv = self._grad_var
-        if gv is None:
-            data = self._data
-            if data.size != 1:
-                raise ValueError(
-                    "Variable.backward: the variable has shape "
-                    f"{data.shape}, so its gradient is ambiguous. Set `y.grad` "
-                    "(e.g. to ones) before calling backward, or reduce it to a "
-                    "scalar (e.g. F.sum) first."
-                )
-            g = backend.get_array_module(data).ones_like(data)
-            if loss_scale is not None:
-                g *= loss_scale
-            gv = self._grad_var = Variable(g, requires_grad=False)
-        _backprop.backward_all(
-            [node], [gv], retain_grad, enable_double_backprop, loss_scale
+        # The backward pass builds on this module, so it is looked up at call
+        # time (the one deferred import of the engine; see _backprop).
+        from kusari import _backprop
+
+        _backprop.backward_variable(
+            self, retain_grad, enable_double_backprop, loss_scale
         )
 
     def unchain(self) -> None:
@@ -540,7 +534,7 @@ class Variable:
             func.unchain()
 
     # -- devices -------------------------------------------------------
-    def to_device(self, device: Any) -> None:
+    def to_device(self, device: DeviceSpec) -> None:
         """Move the array and gradient to a device, in place."""
         dev = backend.get_device(device)
         if self._data is not None:
@@ -600,18 +594,6 @@ class Variable:
             )
         return self._data.item()
 
-    def reshape(self, *shape: Any) -> Variable:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return _reshape(self, shape)
-
-    def transpose(self, *axes: Any) -> Variable:
-        if not axes:
-            return _transpose(self, None)
-        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-            return _transpose(self, axes[0])
-        return _transpose(self, axes)
-
     def summary(self) -> str:
         """``<variable NAME>``, or ``<variable at 0xID>`` when unnamed."""
         name = self.name
@@ -668,9 +650,6 @@ class Variable:
             raise TypeError("len() of a 0-dimensional Variable")
         return shape[0]
 
-    def __getitem__(self, slices: Any) -> Variable:
-        return _get_item(self, slices)
-
     def __repr__(self) -> str:
         return variable_repr(self)
 
@@ -686,109 +665,36 @@ class Variable:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
-    # -- operators (kusari.functions.math.basic_math) ---------------------
-    # The common operators first try the graph-free path: when no graph is
-    # recorded and nothing observes functions (no type checks, debug mode or
-    # hooks), they compute on the arrays directly. That is the mode backward
-    # runs in, so first-order backprop costs about as much as the arithmetic.
-    def __neg__(self) -> Variable:
-        if _plain_ok():
-            return _plain_result(-self._data, self._requires_grad)
-        return _bm.neg(self)
+    # -- operators -------------------------------------------------------
+    # The arithmetic operators and the array methods (reshape, transpose, T,
+    # indexing) are FunctionNodes of the functions layer, which builds on this
+    # module. ``import kusari`` binds them onto Variable in one place,
+    # kusari.functions.math.basic_math.bind_variable_methods, so that this
+    # engine module never imports kusari.functions. The declarations below
+    # tell type checkers what gets bound.
+    if TYPE_CHECKING:
 
-    def __abs__(self) -> Variable:
-        return _bm.absolute(self)
-
-    def __add__(self, other: Any) -> Variable:
-        t = type(other)
-        if t is Variable:
-            if _plain_ok():
-                return _plain_result(self._data + other._data,
-                                     self._requires_grad or other._requires_grad)
-            return _bm.Add().apply((self, other))[0]
-        if t is float or t is int:
-            if _plain_ok():
-                return _plain_result(self._data + other, self._requires_grad)
-            return _bm.AddConstant(other).apply((self,))[0]
-        return _bm.add(self, other)
-
-    def __radd__(self, other: Any) -> Variable:
-        t = type(other)
-        if t is float or t is int:
-            if _plain_ok():
-                return _plain_result(other + self._data, self._requires_grad)
-            return _bm.AddConstant(other).apply((self,))[0]
-        return _bm.add(self, other)
-
-    def __sub__(self, other: Any) -> Variable:
-        t = type(other)
-        if t is Variable:
-            if _plain_ok():
-                return _plain_result(self._data - other._data,
-                                     self._requires_grad or other._requires_grad)
-            return _bm.Sub().apply((self, other))[0]
-        if t is float or t is int:
-            if _plain_ok():
-                return _plain_result(self._data - other, self._requires_grad)
-            return _bm.AddConstant(-other).apply((self,))[0]
-        return _bm.sub(self, other)
-
-    def __rsub__(self, other: Any) -> Variable:
-        t = type(other)
-        if t is float or t is int:
-            if _plain_ok():
-                return _plain_result(other - self._data, self._requires_grad)
-            return _bm.SubFromConstant(other).apply((self,))[0]
-        return _bm.rsub(self, other)
-
-    def __mul__(self, other: Any) -> Variable:
-        t = type(other)
-        if t is Variable:
-            if _plain_ok():
-                return _plain_result(self._data * other._data,
-                                     self._requires_grad or other._requires_grad)
-            return _bm.Mul().apply((self, other))[0]
-        if t is float or t is int:
-            if _plain_ok():
-                return _plain_result(self._data * other, self._requires_grad)
-            return _bm.MulConstant(other).apply((self,))[0]
-        return _bm.mul(self, other)
-
-    def __rmul__(self, other: Any) -> Variable:
-        t = type(other)
-        if t is float or t is int:
-            if _plain_ok():
-                return _plain_result(other * self._data, self._requires_grad)
-            return _bm.MulConstant(other).apply((self,))[0]
-        return _bm.mul(self, other)
-
-    def __truediv__(self, other: Any) -> Variable:
-        if _plain_ok() and type(other) is Variable:
-            return _plain_result(
-                self._data / other._data, self._requires_grad or other._requires_grad
-            )
-        return _bm.div(self, other)
-
-    def __rtruediv__(self, other: Any) -> Variable:
-        return _bm.rdiv(self, other)
-
-    def __floordiv__(self, other: Any) -> Variable:
-        return _bm.floordiv(self, other)
-
-    def __rfloordiv__(self, other: Any) -> Variable:
-        return _bm.rfloordiv(self, other)
-
-    def __pow__(self, other: Any) -> Variable:
-        return _bm.pow(self, other)
-
-    def __rpow__(self, other: Any) -> Variable:
-        return _bm.rpow(self, other)
-
-    def __matmul__(self, other: Any) -> Variable:
-        return _bm.matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Variable:
-        return _bm.rmatmul(self, other)
+        def __neg__(self) -> Variable: ...
+        def __abs__(self) -> Variable: ...
+        def __add__(self, other: Any) -> Variable: ...
+        def __radd__(self, other: Any) -> Variable: ...
+        def __sub__(self, other: Any) -> Variable: ...
+        def __rsub__(self, other: Any) -> Variable: ...
+        def __mul__(self, other: Any) -> Variable: ...
+        def __rmul__(self, other: Any) -> Variable: ...
+        def __truediv__(self, other: Any) -> Variable: ...
+        def __rtruediv__(self, other: Any) -> Variable: ...
+        def __floordiv__(self, other: Any) -> Variable: ...
+        def __rfloordiv__(self, other: Any) -> Variable: ...
+        def __pow__(self, other: Any) -> Variable: ...
+        def __rpow__(self, other: Any) -> Variable: ...
+        def __matmul__(self, other: Any) -> Variable: ...
+        def __rmatmul__(self, other: Any) -> Variable: ...
+        def __getitem__(self, slices: Any) -> Variable: ...
+        def reshape(self, *shape: Any) -> Variable: ...
+        def transpose(self, *axes: Any) -> Variable: ...
+        @property
+        def T(self) -> Variable: ...
 
     def _no_compare(self, other: Any) -> bool:
         raise TypeError(
@@ -806,32 +712,9 @@ class Variable:
         )
 
 
-def _plain_ok() -> bool:
-    """True when Variable arithmetic may skip the FunctionNode machinery."""
-    h = _hot
-    return (
-        h.plain
-        and h.generation == _generation[0]
-        and not function_hook._n_registered[0]
-    )
-
-
-def _plain_result(y: Any, requires_grad: bool) -> Variable:
-    if type(y) is not numpy.ndarray and not isinstance(y, _array_types):
-        y = numpy.asarray(y)  # NumPy turns 0-dim results into scalars
-    v = _var_new(Variable)
-    v._data = y
-    v._requires_grad = requires_grad
-    return v
-
-
-_var_new = object.__new__
-_n_hooks = function_hook._n_registered
-
-
 def _new_variable(data: Any, requires_grad: bool) -> Variable:
     """Wrap an array without checking it (for the autograd core)."""
-    v = Variable.__new__(Variable)
+    v = _var_new(Variable)
     v._data = data
     v._requires_grad = requires_grad
     return v
@@ -880,156 +763,13 @@ def as_array(obj: Any) -> Any:
     return obj
 
 
-class Parameter(Variable):
-    """A trainable variable owned by a :class:`~kusari.Link`.
+def __getattr__(name: str) -> Any:
+    # Chainer code imports Parameter from here (chainer.variable.Parameter),
+    # and pickles made before Parameter had its own module name
+    # kusari.variable._recover_parameter. Parameter builds on Variable, so
+    # it is looked up on first use instead of imported above.
+    if name in ("Parameter", "_recover_parameter"):
+        from kusari import parameter
 
-    It may start uninitialized (``array is None``) and get its shape later
-    through :meth:`initialize`, which is how links with ``in_size=None`` infer
-    their input size on the first call.
-
-    Args:
-        initializer: An initializer, an array (used as the value), a scalar
-            (a constant), or None (filled with NaN until set).
-        shape: The shape; None leaves the parameter uninitialized.
-        name: The name.
-
-    Example:
-        >>> import kusari
-        >>> p = kusari.Parameter(kusari.initializers.Zero(), None)
-        >>> p.is_initialized
-        False
-        >>> p.initialize((2,))
-        >>> p.array
-        array([0., 0.], dtype=float32)
-    """
-
-    update_rule: Any = None
-
-    def __init__(
-        self, initializer: Any = None, shape: Any = None, name: str | None = None
-    ) -> None:
-        from kusari import initializers
-
-        if initializer is None:
-            initializer = initializers.NaN()
-        elif numpy.isscalar(initializer):
-            initializer = initializers.Constant(initializer)
-        self._initial_device: Any = backend.CpuDevice()
-        self._grad_initializer: Any
-        if shape is None:
-            if _is_array(initializer):
-                super().__init__(initializer, name=name)
-                self._initial_device = backend.get_device_from_array(initializer)
-                xp = backend.get_array_module(initializer)
-                self.grad = xp.full_like(initializer, numpy.nan)
-                self.initializer = initializers.Constant(initializer)
-            else:
-                super().__init__(None, name=name)
-                self.initializer = initializer
-            dtype = getattr(self.initializer, "dtype", None)
-            self._grad_initializer = initializers.NaN(dtype)
-        else:
-            if _is_array(initializer):
-                initializer = initializers.Constant(initializer)
-            self.initializer = initializer
-            data = initializers.generate_array(initializer, shape, numpy)
-            super().__init__(data, name=name)
-            self.grad = numpy.full_like(data, numpy.nan)
-            self._grad_initializer = initializers.NaN(data.dtype)
-        self.update_rule = None
-
-    def __reduce__(self) -> Any:
-        return _recover_parameter, (
-            self._data,
-            self.name,
-            self.grad,
-            self.initializer,
-            self.update_rule,
-            self._initial_device,
-        )
-
-    @property
-    def is_initialized(self) -> bool:
-        return self._data is not None
-
-    @property
-    def dtype(self) -> Any:
-        if self._data is not None:
-            return self._data.dtype
-        return numpy.dtype(getattr(self.initializer, "dtype", None) or config.dtype)
-
-    @property
-    def device(self) -> Any:
-        if self._data is None:
-            return self._initial_device
-        return backend.get_device_from_array(self._data)
-
-    @property
-    def xp(self) -> Any:
-        return self.device.xp
-
-    def initialize(self, shape: Any) -> None:
-        """Allocate the array with ``shape`` using the stored initializer."""
-        from kusari import initializers
-
-        device = self._initial_device
-        data = initializers.generate_array(
-            self.initializer, shape, device.xp, device=device
-        )
-        ginit = self._grad_initializer
-        grad = (
-            None
-            if ginit is None
-            else initializers.generate_array(ginit, shape, device.xp, device=device)
-        )
-        self._set_data(data)
-        self.grad = grad
-
-    def cleargrad(self) -> None:
-        super().cleargrad()
-        if self._data is None:
-            self._grad_initializer = None
-
-    def zerograd(self) -> None:
-        super().zerograd()
-        if self._data is None:
-            from kusari import initializers
-
-            self._grad_initializer = initializers.Zero(self.dtype)
-
-    def to_device(self, device: Any) -> None:
-        dev = backend.get_device(device)
-        super().to_device(dev)
-        self._initial_device = dev
-
-    def update(self) -> None:
-        """Update the array with its :attr:`update_rule` (set by an optimizer)."""
-        if self.update_rule is not None:
-            self.update_rule.update(self)
-
-
-def _recover_parameter(
-    data: Any,
-    name: Any,
-    grad: Any,
-    initializer: Any,
-    update_rule: Any,
-    initial_device: Any = None,
-) -> Parameter:
-    p = Parameter(initializer=initializer, name=name)
-    p._set_data(data)
-    if data is not None:
-        p._initial_device = backend.get_device_from_array(data)
-    elif initial_device is not None:
-        p._initial_device = initial_device
-    p._grad_var = None if grad is None else Variable(grad, requires_grad=False)
-    p.update_rule = update_rule
-    return p
-
-
-# Operators and methods call into kusari.functions; imported last because
-# those modules build on the classes above.
-from kusari.functions.array.get_item import get_item as _get_item  # noqa: E402
-from kusari.functions.array.reshape import reshape as _reshape  # noqa: E402
-from kusari.functions.array.transpose import transpose as _transpose  # noqa: E402
-from kusari.functions.math import basic_math as _bm  # noqa: E402
+        return getattr(parameter, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

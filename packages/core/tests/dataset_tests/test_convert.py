@@ -111,9 +111,27 @@ def test_call_converter_legacy_function():
         seen.append(device)
         return batch
 
-    convert._call_converter(legacy, [1], -1)
-    convert._call_converter(concat_examples, [np.zeros(1)], -1)
+    convert.call_converter(legacy, [1], -1)
+    convert.call_converter(concat_examples, [np.zeros(1)], -1)
     assert seen == [-1]
+
+
+def test_call_converter_gives_converters_a_device_and_keeps_the_old_name():
+    seen = []
+
+    @converter()
+    def modern(batch, device):
+        seen.append(device)
+        return batch
+
+    assert convert.call_converter(modern, [1], -1) == [1]
+    assert isinstance(seen[0], backend.Device)
+    assert convert._call_converter is convert.call_converter
+
+
+def test_call_converter_rejects_a_non_callable():
+    with pytest.raises(TypeError, match="call_converter: expected a converter"):
+        convert.call_converter("concat", [1])
 
 
 def test_concat_with_async_transfer_and_conveyor():

@@ -357,3 +357,17 @@ def test_repeat():
     assert len(link.repeat(0)) == 0
     with pytest.raises(ValueError, match="But 'bad' was given"):
         link.repeat(2, mode="bad")
+
+
+def test_containers_live_in_their_modules_and_keep_old_names():
+    from kusari import chain, chain_list, link
+
+    assert link.Chain is chain.Chain is kusari.Chain
+    assert link.ChainList is chain_list.ChainList is kusari.ChainList
+    from kusari.link import Chain, ChainList
+
+    assert (Chain, ChainList) == (chain.Chain, chain_list.ChainList)
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        link.Nope  # noqa: B018
+    restored = pickle.loads(pickle.dumps(kusari.ChainList(kusari.Link())))
+    assert type(restored) is kusari.ChainList and len(restored) == 1

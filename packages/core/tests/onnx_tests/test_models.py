@@ -169,8 +169,10 @@ def test_resnet50(check_export: Any) -> None:
     model = Vision(L.ResNet50Layers, "fc6")
     _randomize_statistics(model)
     x = np.random.default_rng(0).uniform(-1, 1, (2, 3, 64, 64)).astype(np.float32)
+    # Fifty float32 layers with randomized statistics: the two runtimes round
+    # differently (up to a few 1e-4 on the logits), so the bound is wider.
     check_export(
-        model, x, atol=1e-4, rtol=1e-3, dynamic_axes={"Input_0": [0], "Output_0": [0]}
+        model, x, atol=1e-3, rtol=1e-3, dynamic_axes={"Input_0": [0], "Output_0": [0]}
     )
 
 

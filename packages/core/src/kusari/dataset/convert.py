@@ -10,6 +10,7 @@ from typing import Any
 import numpy
 
 from kusari import backend
+from kusari.types import DeviceSpec
 
 
 def _is_array(x: Any) -> bool:
@@ -109,15 +110,46 @@ def converter() -> Callable[[Callable[..., Any]], Converter]:
     return wrap
 
 
-def _call_converter(conv: Callable[..., Any], batch: Any, device: Any) -> Any:
+def call_converter(
+    conv: Callable[..., Any], batch: Any, device: DeviceSpec = None
+) -> Any:
     """Call a converter the way updaters and evaluators do.
 
-    :class:`Converter` instances get a Device; plain functions written for
-    Chainer's old API get the device specifier unchanged.
+    :class:`Converter` instances (from :func:`converter`) get a Device; plain
+    functions written for Chainer's old API get the device specifier
+    unchanged. Updaters, evaluators and user training loops share this one
+    entry point.
+
+    Args:
+        conv: A :class:`Converter` or a function ``(batch, device)``.
+        batch: The list of examples from an iterator.
+        device: A device specifier (None: leave the arrays where they are).
+
+    Returns:
+        Whatever the converter returns (usually a tuple of arrays).
+
+    Raises:
+        TypeError: ``conv`` is not callable.
+
+    Example:
+        >>> import numpy as np
+        >>> from kusari.dataset.convert import call_converter, concat_examples
+        >>> x, t = call_converter(concat_examples, [(np.zeros(2), 0)] * 3)
+        >>> x.shape, t.shape
+        ((3, 2), (3,))
     """
+    if not callable(conv):
+        raise TypeError(
+            f"call_converter: expected a converter (a callable), got "
+            f"{type(conv).__name__}"
+        )
     if isinstance(conv, Converter):
         return conv(batch, _get_device(device))
     return conv(batch, device)
+
+
+# Chainer 7's private name, kept for code written against it.
+_call_converter = call_converter
 
 
 def concat_examples_func(

@@ -13,10 +13,16 @@ from typing import Any
 import numpy
 
 from kusari import backend, function_hook, utils
-from kusari.configuration import hot_flags
+from kusari.configuration import _generation, _hot, hot_flags
 from kusari.function_node import FunctionNode
+from kusari.functions.array.get_item import get_item
+from kusari.functions.array.reshape import reshape
+from kusari.functions.array.transpose import transpose
+from kusari.functions.math.exponential import log
+from kusari.functions.math.matmul import matmul as _matmul
+from kusari.functions.math.sum import sum_to
 from kusari.utils import force_array, type_check
-from kusari.variable import Variable, _array_types, _new_variable
+from kusari.variable import Variable, _array_types
 
 # -- helpers -------------------------------------------------------------
 
@@ -48,10 +54,33 @@ def _plain() -> bool:
 
     That is when nothing would observe the FunctionNode: no graph is being
     recorded, no type checks, no debug checks and no function hooks. This is
-    the mode the backward pass runs in, so first-order backprop costs about
-    what the array arithmetic costs.
+    the mode the backward pass runs in (on Variables), so first-order
+    backprop costs about what the array arithmetic costs. This is kusari's
+    one arithmetic fast path: Variable's operators are these functions.
+
+    Callers test ``_hot.plain and _plain()``: while a graph is recorded
+    (forward), the flag alone decides, without a call. A stale flag only
+    sends an operation down the FunctionNode path, which is always right.
     """
-    return hot_flags().plain and not function_hook._n_registered[0]
+    h = _hot
+    if h.generation != _generation[0]:
+        h = hot_flags()
+    return h.plain and not _n_hooks[0]
+
+
+_n_hooks = function_hook._n_registered
+_var_new = object.__new__
+_ndarray = numpy.ndarray
+
+
+def _plain_result(y: Any, requires_grad: bool) -> Variable:
+    """Wrap the result of plain arithmetic (no graph) in a Variable."""
+    if type(y) is not _ndarray and not isinstance(y, _array_types):
+        y = numpy.asarray(y)  # NumPy turns 0-dim results into scalars
+    v = _var_new(Variable)
+    v._data = y
+    v._requires_grad = requires_grad
+    return v
 
 
 def _data(x: Any) -> Any:
@@ -65,8 +94,6 @@ def _rg(x: Any) -> bool:
 def _reduce_to(gx: Variable | None, shape: tuple[int, ...]) -> Variable | None:
     if gx is None or gx.shape == shape:
         return gx
-    from kusari.functions.math.sum import sum_to
-
     return sum_to(gx, shape)
 
 
@@ -117,7 +144,8 @@ class Neg(FunctionNode):
         return "__neg__"
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
-        return (force_array(-x[0]),)
+        y = -x[0]
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, gy: Any) -> tuple[Any, ...]:
         return (neg(gy[0]),)
@@ -128,8 +156,8 @@ class Neg(FunctionNode):
 
 def neg(self: Any) -> Variable:
     """Elementwise negation, ``-x``."""
-    if _plain():
-        return _new_variable(force_array(-_data(self)), _rg(self))
+    if _hot.plain and _plain():
+        return _plain_result(-_data(self), _rg(self))
     return Neg().apply((self,))[0]
 
 
@@ -144,7 +172,8 @@ class Absolute(FunctionNode):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        return (force_array(abs(x[0])),)
+        y = abs(x[0])
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x = self.get_retained_inputs()[0].array
@@ -171,11 +200,13 @@ class Add(FunctionNode):
         return "_ + _"
 
     check_type_forward = staticmethod(_check_binary)
+    _same_operands_pass_type_check = True
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         a, b = x
         self._shapes = (a.shape, b.shape)
-        return (force_array(a + b),)
+        y = a + b
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
@@ -216,7 +247,8 @@ class AddConstant(_ConstantOp):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        return (force_array(x0 + self.value),)
+        y = x0 + self.value
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (grad_outputs[0],)
@@ -243,7 +275,7 @@ class MultiAdd(FunctionNode):
         y = xs[0]
         for x in xs[1:]:
             y = y + x
-        return (force_array(y),)
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
@@ -264,20 +296,26 @@ def add(*xs: Any) -> Variable:
         array([2., 2.], dtype=float32)
     """
     if len(xs) == 2:
-        lhs, rhs = xs
-        if _is_operand(rhs):
-            if _plain():
-                return _new_variable(
-                    force_array(_data(lhs) + _data(rhs)), _rg(lhs) or _rg(rhs)
-                )
-            return Add().apply((lhs, rhs))[0]
-        value = _check_scalar(rhs, "add")
-        if _plain():
-            return _new_variable(force_array(_data(lhs) + value), _rg(lhs))
-        return AddConstant(value).apply((lhs,))[0]
+        return _add(xs[0], xs[1])
     if len(xs) < 2:
         raise TypeError(f"add takes at least 2 inputs, got {len(xs)}")
     return MultiAdd().apply(xs)[0]
+
+
+def _add(lhs: Any, rhs: Any) -> Variable:
+    """``lhs + rhs`` (``Variable.__add__`` and ``__radd__``)."""
+    t = type(rhs)
+    if t is float or t is int:
+        value = rhs
+    elif t is Variable or _is_operand(rhs):
+        if _hot.plain and _plain():
+            return _plain_result(_data(lhs) + _data(rhs), _rg(lhs) or _rg(rhs))
+        return Add().apply((lhs, rhs))[0]
+    else:
+        value = _check_scalar(rhs, "add")
+    if _hot.plain and _plain():
+        return _plain_result(_data(lhs) + value, _rg(lhs))
+    return AddConstant(value).apply((lhs,))[0]
 
 
 # -- subtraction ---------------------------------------------------------------
@@ -289,11 +327,13 @@ class Sub(FunctionNode):
         return "_ - _"
 
     check_type_forward = staticmethod(_check_binary)
+    _same_operands_pass_type_check = True
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         a, b = x
         self._shapes = (a.shape, b.shape)
-        return (force_array(a - b),)
+        y = a - b
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
@@ -318,7 +358,8 @@ class SubFromConstant(_ConstantOp):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        return (force_array(self.value - x0),)
+        y = self.value - x0
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (-grad_outputs[0],)
@@ -329,15 +370,17 @@ class SubFromConstant(_ConstantOp):
 
 def sub(self: Any, rhs: Any) -> Variable:
     """Elementwise difference, ``a - b``."""
-    if _is_operand(rhs):
-        if _plain():
-            return _new_variable(
-                force_array(_data(self) - _data(rhs)), _rg(self) or _rg(rhs)
-            )
+    t = type(rhs)
+    if t is float or t is int:
+        value = rhs
+    elif t is Variable or _is_operand(rhs):
+        if _hot.plain and _plain():
+            return _plain_result(_data(self) - _data(rhs), _rg(self) or _rg(rhs))
         return Sub().apply((self, rhs))[0]
-    value = _check_scalar(rhs, "sub")
-    if _plain():
-        return _new_variable(force_array(_data(self) - value), _rg(self))
+    else:
+        value = _check_scalar(rhs, "sub")
+    if _hot.plain and _plain():
+        return _plain_result(_data(self) - value, _rg(self))
     return AddConstant(-value).apply((self,))[0]
 
 
@@ -346,8 +389,8 @@ def rsub(self: Any, rhs: Any) -> Variable:
     if _is_operand(rhs):
         return Sub().apply((rhs, self))[0]
     value = _check_scalar(rhs, "rsub")
-    if _plain():
-        return _new_variable(force_array(value - _data(self)), _rg(self))
+    if _hot.plain and _plain():
+        return _plain_result((value - _data(self)), _rg(self))
     return SubFromConstant(value).apply((self,))[0]
 
 
@@ -360,10 +403,12 @@ class Mul(FunctionNode):
         return "_ * _"
 
     check_type_forward = staticmethod(_check_binary)
+    _same_operands_pass_type_check = True
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
-        return (force_array(x[0] * x[1]),)
+        y = x[0] * x[1]
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
@@ -399,26 +444,31 @@ class MulConstant(_ConstantOp):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        return (force_array(x0 * self.value),)
+        y = x0 * self.value
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (grad_outputs[0] * self.value,)
 
     def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return (grad_outputs[0] * _py_scalar(self.value),)
+        c = self.value
+        t = type(c)
+        return (grad_outputs[0] * (c if t is float or t is int else _py_scalar(c)),)
 
 
 def mul(self: Any, rhs: Any) -> Variable:
     """Elementwise product, ``a * b``."""
-    if _is_operand(rhs):
-        if _plain():
-            return _new_variable(
-                force_array(_data(self) * _data(rhs)), _rg(self) or _rg(rhs)
-            )
+    t = type(rhs)
+    if t is float or t is int:
+        value = rhs
+    elif t is Variable or _is_operand(rhs):
+        if _hot.plain and _plain():
+            return _plain_result(_data(self) * _data(rhs), _rg(self) or _rg(rhs))
         return Mul().apply((self, rhs))[0]
-    value = _check_scalar(rhs, "mul")
-    if _plain():
-        return _new_variable(force_array(_data(self) * value), _rg(self))
+    else:
+        value = _check_scalar(rhs, "mul")
+    if _hot.plain and _plain():
+        return _plain_result(_data(self) * value, _rg(self))
     return MulConstant(value).apply((self,))[0]
 
 
@@ -436,7 +486,8 @@ class Div(FunctionNode):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
-        return (force_array(x[0] / x[1]),)
+        y = x[0] / x[1]
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0]
@@ -469,7 +520,8 @@ class DivFromConstant(_FloatConstantOp):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         x0 = x[0]
-        return (force_array(self.value / x0),)
+        y = self.value / x0
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x = self.get_retained_inputs()[0]
@@ -483,10 +535,8 @@ class DivFromConstant(_FloatConstantOp):
 def div(self: Any, rhs: Any) -> Variable:
     """Elementwise true division, ``a / b``."""
     if _is_operand(rhs):
-        if _plain():
-            return _new_variable(
-                force_array(_data(self) / _data(rhs)), _rg(self) or _rg(rhs)
-            )
+        if _hot.plain and _plain():
+            return _plain_result(_data(self) / _data(rhs), _rg(self) or _rg(rhs))
         return Div().apply((self, rhs))[0]
     value = _check_scalar(rhs, "div")
     return mul(self, 1.0 / value)
@@ -497,8 +547,8 @@ def rdiv(self: Any, rhs: Any) -> Variable:
     if _is_operand(rhs):
         return Div().apply((rhs, self))[0]
     value = _check_scalar(rhs, "rdiv")
-    if _plain():
-        return _new_variable(force_array(value / _data(self)), _rg(self))
+    if _hot.plain and _plain():
+        return _plain_result((value / _data(self)), _rg(self))
     return DivFromConstant(value).apply((self,))[0]
 
 
@@ -513,7 +563,8 @@ class FloorDiv(FunctionNode):
         a, b = x
         if not _is_operand(b):
             b = a.dtype.type(b)
-        return (force_array(a // b),)
+        y = a // b
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (None,) * len(indexes)
@@ -559,11 +610,10 @@ class PowVarVar(FunctionNode):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         self.retain_outputs((0,))
-        return (force_array(x[0] ** x[1]),)
+        y = x[0] ** x[1]
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        from kusari.functions.math.exponential import log
-
         x0, x1 = self.get_retained_inputs()
         (y,) = self.get_retained_outputs()
         gy = grad_outputs[0]
@@ -597,7 +647,8 @@ class PowVarConst(_FloatConstantOp):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         x0 = x[0]
-        return (force_array(x0**self.value),)
+        y = x0**self.value
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         (x,) = self.get_retained_inputs()
@@ -620,7 +671,8 @@ class PowConstVar(_FloatConstantOp):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
         x0 = x[0]
-        return (force_array(self.value**x0),)
+        y = self.value**x0
+        return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         (y,) = self.get_retained_outputs()
@@ -650,8 +702,6 @@ def rpow(self: Any, rhs: Any) -> Variable:
 
 def matmul(self: Any, rhs: Any) -> Variable:
     """Matrix product, ``a @ b`` (NumPy's matmul semantics)."""
-    from kusari.functions.math.matmul import matmul as _matmul
-
     if not _is_operand(rhs):
         raise TypeError(
             f"matmul: expected a Variable or ndarray, got {type(rhs).__name__}"
@@ -661,8 +711,6 @@ def matmul(self: Any, rhs: Any) -> Variable:
 
 def rmatmul(self: Any, rhs: Any) -> Variable:
     """Reflected matrix product, ``rhs @ self``."""
-    from kusari.functions.math.matmul import matmul as _matmul
-
     if not _is_operand(rhs):
         raise TypeError(
             f"matmul: expected a Variable or ndarray, got {type(rhs).__name__}"
@@ -674,3 +722,66 @@ def _scalar_label(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return f"{value:.1f}"
     return str(value)
+
+
+# -- Variable's operators and array methods -------------------------------------
+# The engine (kusari.variable) must not import this layer, so the operators
+# of Variable are bound here, by bind_variable_methods, which ``import
+# kusari`` calls once. The functions above are the operators themselves: the
+# graph-free fast path for arithmetic exists once, in them.
+
+
+def _variable_reshape(self: Variable, *shape: Any) -> Variable:
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return reshape(self, shape)
+
+
+def _variable_transpose(self: Variable, *axes: Any) -> Variable:
+    """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``."""
+    if not axes:
+        return transpose(self, None)
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        return transpose(self, axes[0])
+    return transpose(self, axes)
+
+
+def _variable_T(self: Variable) -> Variable:
+    """The transpose (reversed axes)."""
+    return transpose(self)
+
+
+# Variable attribute -> the function that implements it.
+VARIABLE_METHODS: dict[str, Any] = {
+    "__neg__": neg,
+    "__abs__": absolute,
+    "__add__": _add,
+    "__radd__": _add,  # elementwise addition commutes
+    "__sub__": sub,
+    "__rsub__": rsub,
+    "__mul__": mul,
+    "__rmul__": mul,  # elementwise multiplication commutes
+    "__truediv__": div,
+    "__rtruediv__": rdiv,
+    "__floordiv__": floordiv,
+    "__rfloordiv__": rfloordiv,
+    "__pow__": pow,
+    "__rpow__": rpow,
+    "__matmul__": matmul,
+    "__rmatmul__": rmatmul,
+    "__getitem__": get_item,
+    "reshape": _variable_reshape,
+    "transpose": _variable_transpose,
+    "T": property(_variable_T),
+}
+
+
+def bind_variable_methods(cls: type[Variable] = Variable) -> None:
+    """Install the operators and array methods on ``cls`` (``import kusari`` does).
+
+    Args:
+        cls: The class to bind onto; :class:`~kusari.Variable` by default.
+    """
+    for name, impl in VARIABLE_METHODS.items():
+        setattr(cls, name, impl)

@@ -2,36 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-from kusari import initializers, link, variable
 from kusari.functions.connection import convolution_2d as conv2d_module
-from kusari.links._params import bias_parameter
+from kusari.links.connection._conv_link_base import (
+    ConvolutionLinkBase,
+    check_groups,
+    pair,
+    short_form,
+)
+from kusari.types import InitializerSpec, IntOrTuple
+
+# The sibling links (dilated, deformable, depthwise...) import these names.
+_pair = pair
+_check_groups = check_groups
 
 
-def _pair(value: Any) -> tuple[int, int]:
-    if hasattr(value, "__getitem__"):
-        return value[0], value[1]
-    return value, value
-
-
-def _check_groups(name: str, in_channels: int, out_channels: int, groups: int) -> None:
-    if groups < 1:
-        raise ValueError(f"{name}: groups must be positive, got {groups}")
-    if out_channels % groups != 0:
-        raise ValueError(
-            f"{name}: the number of output channels ({out_channels}) must be "
-            f"divisible by the number of groups ({groups})"
-        )
-    if in_channels % groups != 0:
-        raise ValueError(
-            f"{name}: the number of input channels ({in_channels}) must be "
-            f"divisible by the number of groups ({groups})"
-        )
-
-
-class Convolution2D(link.Link):
+class Convolution2D(ConvolutionLinkBase):
     """Two-dimensional convolutional layer.
 
     Holds a filter ``W`` of shape ``(out_channels, in_channels / groups, kh,
@@ -63,59 +50,36 @@ class Convolution2D(link.Link):
         ((1, 4, 4, 4), (4, 6, 2, 2))
     """
 
+    _name = "Convolution2D"
+
     def __init__(
         self,
         in_channels: int | None,
         out_channels: Any,
-        ksize: Any = None,
-        stride: Any = 1,
-        pad: Any = 0,
+        ksize: IntOrTuple = None,
+        stride: IntOrTuple = 1,
+        pad: IntOrTuple = 0,
         nobias: bool = False,
-        initialW: Any = None,
-        initial_bias: Any = None,
+        initialW: InitializerSpec = None,
+        initial_bias: InitializerSpec = None,
         *,
-        dilate: Any = 1,
+        dilate: IntOrTuple = 1,
         groups: int = 1,
     ) -> None:
         super().__init__()
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None
-        if ksize is None or out_channels is None:
-            raise ValueError("Convolution2D: out_channels and ksize are required")
+        in_channels, out_channels, ksize = short_form(
+            self._name, in_channels, out_channels, ksize
+        )
         self.ksize = ksize
-        self.stride = _pair(stride)
-        self.pad = _pair(pad)
-        self.dilate = _pair(dilate)
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.groups = int(groups)
-        if self.groups < 1:
-            raise ValueError(f"Convolution2D: groups must be positive, got {groups}")
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                self.b = bias_parameter(out_channels, initial_bias)
+        self.stride = pair(stride)
+        self.pad = pair(pad)
+        self.dilate = pair(dilate)
+        self._init_params(
+            in_channels, out_channels, groups, nobias, initialW, initial_bias
+        )
 
-    def _initialize_params(self, in_channels: int) -> None:
-        kh, kw = _pair(self.ksize)
-        _check_groups("Convolution2D", in_channels, self.out_channels, self.groups)
-        self.in_channels = in_channels
-        self.W.initialize((self.out_channels, in_channels // self.groups, kh, kw))
-
-    @property
-    def printable_specs(self) -> Iterator[tuple[str, Any]]:
-        yield "in_channels", self.in_channels
-        yield "out_channels", self.out_channels
-        yield "ksize", self.ksize
-        yield "stride", self.stride
-        yield "pad", self.pad
-        yield "nobias", self.b is None
-        yield "dilate", self.dilate
-        yield "groups", self.groups
+    def _kernel_size(self) -> tuple[int, ...]:
+        return pair(self.ksize)
 
     @classmethod
     def from_params(
@@ -126,7 +90,7 @@ class Convolution2D(link.Link):
         pad: Any = 0,
         nobias: bool = False,
         *,
-        dilate: Any = 1,
+        dilate: IntOrTuple = 1,
         groups: int = 1,
     ) -> Convolution2D:
         """Build a Convolution2D whose parameters start from the given arrays."""
@@ -152,9 +116,7 @@ class Convolution2D(link.Link):
             groups=groups,
         )
 
-    def forward(self, x: Any) -> Any:
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+    def _apply(self, x: Any) -> Any:
         return conv2d_module.convolution_2d(
             x,
             self.W,

@@ -6,24 +6,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kusari import initializers, link, variable
 from kusari.functions.connection import convolution_nd as convnd_module
-from kusari.links._params import bias_parameter
-from kusari.links.connection.convolution_2d import _check_groups
+from kusari.links.connection._conv_link_base import (
+    ConvolutionLinkBase,
+    as_tuple,
+    short_form,
+)
+from kusari.types import InitializerSpec, IntOrTuple
+
+_as_tuple = as_tuple  # the name sibling links import
 
 
-def _as_tuple(value: Any, ndim: int, name: str, argname: str) -> tuple[Any, ...]:
-    if hasattr(value, "__getitem__"):
-        value = tuple(value)
-        if len(value) != ndim:
-            raise ValueError(
-                f"{name}: {argname} must have {ndim} elements, got {value!r}"
-            )
-        return value
-    return (value,) * ndim
-
-
-class ConvolutionND(link.Link):
+class ConvolutionND(ConvolutionLinkBase):
     """N-dimensional convolutional layer.
 
     Holds a filter ``W`` of shape ``(out_channels, in_channels / groups, k_1,
@@ -61,59 +55,36 @@ class ConvolutionND(link.Link):
         ndim: int,
         in_channels: int | None,
         out_channels: Any,
-        ksize: Any = None,
-        stride: Any = 1,
-        pad: Any = 0,
+        ksize: IntOrTuple = None,
+        stride: IntOrTuple = 1,
+        pad: IntOrTuple = 0,
         nobias: bool = False,
-        initialW: Any = None,
-        initial_bias: Any = None,
+        initialW: InitializerSpec = None,
+        initial_bias: InitializerSpec = None,
         cover_all: bool = False,
-        dilate: Any = 1,
+        dilate: IntOrTuple = 1,
         groups: int = 1,
     ) -> None:
         super().__init__()
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None
         name = self._name
-        if ksize is None or out_channels is None:
-            raise ValueError(f"{name}: out_channels and ksize are required")
+        in_channels, out_channels, ksize = short_form(
+            name, in_channels, out_channels, ksize
+        )
         self.ndim = ndim
-        self.ksize = _as_tuple(ksize, ndim, name, "ksize")
-        self.stride = _as_tuple(stride, ndim, name, "stride")
-        self.pad = _as_tuple(pad, ndim, name, "pad")
-        self.dilate = _as_tuple(dilate, ndim, name, "dilate")
+        self.ksize = as_tuple(ksize, ndim, name, "ksize")
+        self.stride = as_tuple(stride, ndim, name, "stride")
+        self.pad = as_tuple(pad, ndim, name, "pad")
+        self.dilate = as_tuple(dilate, ndim, name, "dilate")
         self.cover_all = cover_all
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.groups = int(groups)
-        if self.groups < 1:
-            raise ValueError(f"{name}: groups must be positive, got {groups}")
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                self.b = bias_parameter(out_channels, initial_bias)
+        self._init_params(
+            in_channels, out_channels, groups, nobias, initialW, initial_bias
+        )
 
-    def _initialize_params(self, in_channels: int) -> None:
-        _check_groups(self._name, in_channels, self.out_channels, self.groups)
-        self.in_channels = in_channels
-        shape = (self.out_channels, in_channels // self.groups) + self.ksize
-        self.W.initialize(shape)
+    def _kernel_size(self) -> tuple[int, ...]:
+        return tuple(self.ksize)
 
-    @property
-    def printable_specs(self) -> Iterator[tuple[str, Any]]:
-        yield "in_channels", self.in_channels
-        yield "out_channels", self.out_channels
-        yield "ksize", self.ksize
-        yield "stride", self.stride
-        yield "pad", self.pad
-        yield "nobias", self.b is None
+    def _extra_specs(self) -> Iterator[tuple[str, Any]]:
         yield "cover_all", self.cover_all
-        yield "dilate", self.dilate
-        yield "groups", self.groups
 
     @classmethod
     def from_params(
@@ -147,9 +118,7 @@ class ConvolutionND(link.Link):
         params.update(kwargs)
         return cls(*args, **params)
 
-    def forward(self, x: Any) -> Any:
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+    def _apply(self, x: Any) -> Any:
         return convnd_module.convolution_nd(
             x,
             self.W,
@@ -179,19 +148,29 @@ class Convolution1D(ConvolutionND):
         self,
         in_channels: int | None,
         out_channels: Any,
-        ksize: Any = None,
-        stride: Any = 1,
-        pad: Any = 0,
+        ksize: IntOrTuple = None,
+        stride: IntOrTuple = 1,
+        pad: IntOrTuple = 0,
         nobias: bool = False,
-        initialW: Any = None,
-        initial_bias: Any = None,
+        initialW: InitializerSpec = None,
+        initial_bias: InitializerSpec = None,
         cover_all: bool = False,
-        dilate: Any = 1,
+        dilate: IntOrTuple = 1,
         groups: int = 1,
     ) -> None:
         super().__init__(
-            1, in_channels, out_channels, ksize, stride, pad, nobias, initialW,
-            initial_bias, cover_all, dilate, groups,
+            1,
+            in_channels,
+            out_channels,
+            ksize,
+            stride,
+            pad,
+            nobias,
+            initialW,
+            initial_bias,
+            cover_all,
+            dilate,
+            groups,
         )
 
 
@@ -212,17 +191,27 @@ class Convolution3D(ConvolutionND):
         self,
         in_channels: int | None,
         out_channels: Any,
-        ksize: Any = None,
-        stride: Any = 1,
-        pad: Any = 0,
+        ksize: IntOrTuple = None,
+        stride: IntOrTuple = 1,
+        pad: IntOrTuple = 0,
         nobias: bool = False,
-        initialW: Any = None,
-        initial_bias: Any = None,
+        initialW: InitializerSpec = None,
+        initial_bias: InitializerSpec = None,
         cover_all: bool = False,
-        dilate: Any = 1,
+        dilate: IntOrTuple = 1,
         groups: int = 1,
     ) -> None:
         super().__init__(
-            3, in_channels, out_channels, ksize, stride, pad, nobias, initialW,
-            initial_bias, cover_all, dilate, groups,
+            3,
+            in_channels,
+            out_channels,
+            ksize,
+            stride,
+            pad,
+            nobias,
+            initialW,
+            initial_bias,
+            cover_all,
+            dilate,
+            groups,
         )

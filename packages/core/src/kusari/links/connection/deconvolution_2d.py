@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kusari import initializers, link, variable
 from kusari.functions.connection import deconvolution_2d as deconv2d_module
-from kusari.links.connection.convolution_2d import _check_groups, _pair
+from kusari.links.connection._conv_link_base import (
+    ConvolutionLinkBase,
+    pair,
+    short_form,
+)
+from kusari.types import InitializerSpec, IntOrTuple
 
 
-class Deconvolution2D(link.Link):
+class Deconvolution2D(ConvolutionLinkBase):
     """Two-dimensional transposed convolution (deconvolution) layer.
 
     Holds a filter ``W`` of shape ``(in_channels, out_channels / groups, kh,
@@ -40,72 +44,42 @@ class Deconvolution2D(link.Link):
         (1, 2, 10, 10)
     """
 
+    _name = "Deconvolution2D"
+    _transposed = True
+
     def __init__(
         self,
         in_channels: int | None,
         out_channels: Any,
-        ksize: Any = None,
-        stride: Any = 1,
-        pad: Any = 0,
+        ksize: IntOrTuple = None,
+        stride: IntOrTuple = 1,
+        pad: IntOrTuple = 0,
         nobias: bool = False,
         outsize: Any = None,
-        initialW: Any = None,
-        initial_bias: Any = None,
+        initialW: InitializerSpec = None,
+        initial_bias: InitializerSpec = None,
         *,
-        dilate: Any = 1,
+        dilate: IntOrTuple = 1,
         groups: int = 1,
     ) -> None:
         super().__init__()
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None
-        if ksize is None or out_channels is None:
-            raise ValueError("Deconvolution2D: out_channels and ksize are required")
+        in_channels, out_channels, ksize = short_form(
+            self._name, in_channels, out_channels, ksize
+        )
         self.ksize = ksize
-        self.stride = _pair(stride)
-        self.pad = _pair(pad)
-        self.dilate = _pair(dilate)
+        self.stride = pair(stride)
+        self.pad = pair(pad)
+        self.dilate = pair(dilate)
         self.outsize = (None, None) if outsize is None else outsize
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.groups = int(groups)
-        if self.groups < 1:
-            raise ValueError(f"Deconvolution2D: groups must be positive, got {groups}")
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                shape = getattr(initial_bias, "shape", None)
-                if shape is not None and tuple(shape) not in ((), (out_channels,)):
-                    raise ValueError(
-                        f"Deconvolution2D: initial_bias must have shape "
-                        f"({out_channels},), got {tuple(shape)}"
-                    )
-                self.b = variable.Parameter(
-                    initializers._get_initializer(initial_bias), out_channels
-                )
+        self._init_params(
+            in_channels, out_channels, groups, nobias, initialW, initial_bias
+        )
 
-    def _initialize_params(self, in_channels: int) -> None:
-        kh, kw = _pair(self.ksize)
-        _check_groups("Deconvolution2D", in_channels, self.out_channels, self.groups)
-        self.in_channels = in_channels
-        self.W.initialize((in_channels, self.out_channels // self.groups, kh, kw))
+    def _kernel_size(self) -> tuple[int, ...]:
+        return pair(self.ksize)
 
-    @property
-    def printable_specs(self) -> Iterator[tuple[str, Any]]:
-        yield "in_channels", self.in_channels
-        yield "out_channels", self.out_channels
-        yield "ksize", self.ksize
-        yield "stride", self.stride
-        yield "pad", self.pad
-        yield "nobias", self.b is None
+    def _extra_specs(self) -> Iterator[tuple[str, Any]]:
         yield "outsize", self.outsize
-        yield "dilate", self.dilate
-        yield "groups", self.groups
 
     @classmethod
     def from_params(
@@ -117,7 +91,7 @@ class Deconvolution2D(link.Link):
         nobias: bool = False,
         outsize: Any = None,
         *,
-        dilate: Any = 1,
+        dilate: IntOrTuple = 1,
         groups: int = 1,
     ) -> Deconvolution2D:
         """Build a Deconvolution2D whose parameters start from the given arrays."""
@@ -138,9 +112,7 @@ class Deconvolution2D(link.Link):
             groups=groups,
         )
 
-    def forward(self, x: Any) -> Any:
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+    def _apply(self, x: Any) -> Any:
         outsize = None if self.outsize == (None, None) else self.outsize
         return deconv2d_module.deconvolution_2d(
             x,

@@ -6,14 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kusari import initializers, link, variable
 from kusari.functions.connection import deconvolution_nd as deconvnd_module
-from kusari.links._params import bias_parameter
-from kusari.links.connection.convolution_2d import _check_groups
-from kusari.links.connection.convolution_nd import _as_tuple
+from kusari.links.connection._conv_link_base import (
+    ConvolutionLinkBase,
+    as_tuple,
+    short_form,
+)
+from kusari.types import InitializerSpec, IntOrTuple
 
 
-class DeconvolutionND(link.Link):
+class DeconvolutionND(ConvolutionLinkBase):
     """N-dimensional transposed convolution (deconvolution) layer.
 
     Holds a filter ``W`` of shape ``(in_channels, out_channels / groups, k_1,
@@ -44,65 +46,43 @@ class DeconvolutionND(link.Link):
     """
 
     _name = "DeconvolutionND"
+    _transposed = True
 
     def __init__(
         self,
         ndim: int,
         in_channels: int | None,
         out_channels: Any,
-        ksize: Any = None,
-        stride: Any = 1,
-        pad: Any = 0,
+        ksize: IntOrTuple = None,
+        stride: IntOrTuple = 1,
+        pad: IntOrTuple = 0,
         nobias: bool = False,
         outsize: Any = None,
-        initialW: Any = None,
-        initial_bias: Any = None,
-        dilate: Any = 1,
+        initialW: InitializerSpec = None,
+        initial_bias: InitializerSpec = None,
+        dilate: IntOrTuple = 1,
         groups: int = 1,
     ) -> None:
         super().__init__()
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None
         name = self._name
-        if ksize is None or out_channels is None:
-            raise ValueError(f"{name}: out_channels and ksize are required")
+        in_channels, out_channels, ksize = short_form(
+            name, in_channels, out_channels, ksize
+        )
         self.ndim = ndim
-        self.ksize = _as_tuple(ksize, ndim, name, "ksize")
-        self.stride = _as_tuple(stride, ndim, name, "stride")
-        self.pad = _as_tuple(pad, ndim, name, "pad")
-        self.dilate = _as_tuple(dilate, ndim, name, "dilate")
+        self.ksize = as_tuple(ksize, ndim, name, "ksize")
+        self.stride = as_tuple(stride, ndim, name, "stride")
+        self.pad = as_tuple(pad, ndim, name, "pad")
+        self.dilate = as_tuple(dilate, ndim, name, "dilate")
         self.outsize = outsize
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.groups = int(groups)
-        if self.groups < 1:
-            raise ValueError(f"{name}: groups must be positive, got {groups}")
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                self.b = bias_parameter(out_channels, initial_bias)
+        self._init_params(
+            in_channels, out_channels, groups, nobias, initialW, initial_bias
+        )
 
-    def _initialize_params(self, in_channels: int) -> None:
-        _check_groups(self._name, in_channels, self.out_channels, self.groups)
-        self.in_channels = in_channels
-        shape = (in_channels, self.out_channels // self.groups) + self.ksize
-        self.W.initialize(shape)
+    def _kernel_size(self) -> tuple[int, ...]:
+        return tuple(self.ksize)
 
-    @property
-    def printable_specs(self) -> Iterator[tuple[str, Any]]:
-        yield "in_channels", self.in_channels
-        yield "out_channels", self.out_channels
-        yield "ksize", self.ksize
-        yield "stride", self.stride
-        yield "pad", self.pad
-        yield "nobias", self.b is None
+    def _extra_specs(self) -> Iterator[tuple[str, Any]]:
         yield "outsize", self.outsize
-        yield "dilate", self.dilate
-        yield "groups", self.groups
 
     @classmethod
     def from_params(
@@ -136,9 +116,7 @@ class DeconvolutionND(link.Link):
         params.update(kwargs)
         return cls(*args, **params)
 
-    def forward(self, x: Any) -> Any:
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
+    def _apply(self, x: Any) -> Any:
         return deconvnd_module.deconvolution_nd(
             x,
             self.W,
@@ -168,19 +146,29 @@ class Deconvolution1D(DeconvolutionND):
         self,
         in_channels: int | None,
         out_channels: Any,
-        ksize: Any = None,
-        stride: Any = 1,
-        pad: Any = 0,
+        ksize: IntOrTuple = None,
+        stride: IntOrTuple = 1,
+        pad: IntOrTuple = 0,
         nobias: bool = False,
         outsize: Any = None,
-        initialW: Any = None,
-        initial_bias: Any = None,
-        dilate: Any = 1,
+        initialW: InitializerSpec = None,
+        initial_bias: InitializerSpec = None,
+        dilate: IntOrTuple = 1,
         groups: int = 1,
     ) -> None:
         super().__init__(
-            1, in_channels, out_channels, ksize, stride, pad, nobias, outsize,
-            initialW, initial_bias, dilate, groups,
+            1,
+            in_channels,
+            out_channels,
+            ksize,
+            stride,
+            pad,
+            nobias,
+            outsize,
+            initialW,
+            initial_bias,
+            dilate,
+            groups,
         )
 
 
@@ -202,17 +190,27 @@ class Deconvolution3D(DeconvolutionND):
         self,
         in_channels: int | None,
         out_channels: Any,
-        ksize: Any = None,
-        stride: Any = 1,
-        pad: Any = 0,
+        ksize: IntOrTuple = None,
+        stride: IntOrTuple = 1,
+        pad: IntOrTuple = 0,
         nobias: bool = False,
         outsize: Any = None,
-        initialW: Any = None,
-        initial_bias: Any = None,
-        dilate: Any = 1,
+        initialW: InitializerSpec = None,
+        initial_bias: InitializerSpec = None,
+        dilate: IntOrTuple = 1,
         groups: int = 1,
     ) -> None:
         super().__init__(
-            3, in_channels, out_channels, ksize, stride, pad, nobias, outsize,
-            initialW, initial_bias, dilate, groups,
+            3,
+            in_channels,
+            out_channels,
+            ksize,
+            stride,
+            pad,
+            nobias,
+            outsize,
+            initialW,
+            initial_bias,
+            dilate,
+            groups,
         )

@@ -102,7 +102,7 @@ class Evaluator(extension.Extension):
         for batch in it:
             observation: dict[str, Any] = {}
             with reporter_module.report_scope(observation):
-                in_arrays = convert._call_converter(self.converter, batch, self.device)
+                in_arrays = convert.call_converter(self.converter, batch, self.device)
                 with no_backprop_mode():
                     if isinstance(in_arrays, tuple):
                         eval_func(*in_arrays)

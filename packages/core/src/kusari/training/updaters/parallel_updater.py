@@ -71,8 +71,8 @@ class ParallelUpdater(StandardUpdater):
         iterator = self.get_iterator("main")
         batch = iterator.next()
         n = len(self._models)
-        inputs = {key: convert._call_converter(self.converter, batch[i::n],
-                                               self._devices.get(key))
+        inputs = {key: convert.call_converter(self.converter, batch[i::n],
+                                              self._devices.get(key))
                   for i, key in enumerate(self._models)}
         for model in self._models.values():
             model.cleargrads()

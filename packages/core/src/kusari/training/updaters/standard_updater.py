@@ -113,7 +113,7 @@ class StandardUpdater(Updater):
     def update_core(self) -> None:
         iterator = self._iterators["main"]
         batch = iterator.next()
-        in_arrays = convert._call_converter(self.converter, batch, self._input_device)
+        in_arrays = convert.call_converter(self.converter, batch, self._input_device)
         optimizer = self._optimizers["main"]
         loss_func = self.loss_func or optimizer.target
         if isinstance(in_arrays, tuple):

@@ -1,0 +1,44 @@
+"""kusari.parameter: Parameter in its own module, and its old import paths."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import kusari
+from kusari import parameter, variable
+
+
+def test_parameter_lives_in_its_module_and_keeps_old_names() -> None:
+    assert kusari.Parameter is parameter.Parameter
+    assert variable.Parameter is parameter.Parameter
+    from kusari.variable import Parameter
+
+    assert Parameter is parameter.Parameter
+    assert variable._recover_parameter is parameter._recover_parameter
+
+
+def test_unknown_variable_attribute_still_raises() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        variable.Nope  # noqa: B018
+
+
+def test_pickled_parameter_round_trips() -> None:
+    p = kusari.Parameter(np.arange(3, dtype=np.float32), name="w")
+    q = pickle.loads(pickle.dumps(p))
+    assert type(q) is kusari.Parameter
+    np.testing.assert_array_equal(q.array, p.array)
+    assert q.name == "w"
+
+
+def test_addgrad_initializes_a_lazy_parameter_but_not_a_variable() -> None:
+    src = kusari.Variable(np.ones(2, np.float32))
+    src.grad = np.full(2, 3, np.float32)
+    lazy = kusari.Parameter(kusari.initializers.Zero())
+    lazy.addgrad(src)
+    assert lazy.shape == (2,)
+    plain = kusari.Variable(None)
+    with pytest.raises(RuntimeError, match="addgrad"):
+        plain.addgrad(src)
