@@ -422,14 +422,15 @@ class TestMemory:
                     p.array -= 0.1 * p.grad
             del loss
             model.y = model.loss = model.accuracy = None
+            # issubclass on the type, not isinstance on each object: some
+            # third-party module objects (torch's) warn when probed that way.
             live = [
                 o
                 for o in gc.get_objects()
-                if isinstance(o, (kusari.FunctionNode, kusari.VariableNode))
+                if issubclass(type(o), (kusari.FunctionNode, kusari.VariableNode))
             ]
             # Leaf parameters keep their own nodes; no function may survive.
             assert not [o for o in live if isinstance(o, kusari.FunctionNode)]
-            assert gc.collect() == 0 or True
         finally:
             gc.enable()
 

@@ -35,6 +35,10 @@ def _env_flag(name: str, default: bool) -> bool:
 class _Mixed16:
     """The ``mixed16`` dtype setting: float16 arrays, float32 where it matters."""
 
+    # NumPy reads ``.dtype`` off objects it is given as a dtype, so
+    # ``numpy.zeros(2, kusari.mixed16)`` works as in Chainer.
+    dtype = _numpy.dtype(_numpy.float16)
+
     def __repr__(self) -> str:
         return "mixed16"
 
@@ -151,6 +155,7 @@ from kusari.optimizer import GradientMethod, Optimizer, UpdateRule  # noqa: E402
 from kusari import training  # noqa: E402
 
 from kusari import memory_layouts  # noqa: E402
+from kusari.utils.threads import get_num_threads, set_num_threads  # noqa: E402
 
 # `chainer.cuda` is an alias of `chainer.backends.cuda`, and Chainer code
 # imports `chainer.basic_math` (the arithmetic FunctionNodes) by that name.

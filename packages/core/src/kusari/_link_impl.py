@@ -74,14 +74,6 @@ def format_tree(name: str, specs: str, items: list[tuple[str, str]]) -> str:
     return f"{name}(\n" + "".join(indent_block(line) for line in lines) + ")"
 
 
-def callable_repr(layer: Any) -> str:
-    """A short readable name for a non-link layer of a Sequential."""
-    name = getattr(layer, "__name__", None)
-    if isinstance(name, str):
-        return name
-    return repr(layer)
-
-
 def call_with_hooks(
     link: Any,
     forward: Any,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -249,15 +250,24 @@ class Sequential(ChainList):
         items = [
             (
                 str(i),
-                repr(layer)
-                if isinstance(layer, Link)
-                else _link_impl.callable_repr(layer),
+                repr(layer) if isinstance(layer, Link) else _layer_text(layer),
             )
             for i, layer in enumerate(self._layers)
         ]
         return _link_impl.format_tree(type(self).__name__, "", items)
 
     __str__ = __repr__
+
+
+def _layer_text(layer: Any) -> str:
+    """How Chainer prints a non-link layer: a lambda as its source line, any
+    other callable (function, partial, object) as ``str()``."""
+    if getattr(layer, "__name__", None) == "<lambda>":
+        try:
+            return inspect.getsource(layer).strip().rstrip(",")
+        except (OSError, TypeError):
+            pass  # defined where no source is kept (an interactive prompt)
+    return str(layer)
 
 
 def _check_callable(layer: Any) -> None:

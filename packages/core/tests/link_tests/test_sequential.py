@@ -238,5 +238,17 @@ def test_pickle():
 def test_repr():
     model = Sequential(Affine(3, 4), relu)
     assert repr(model) == (
-        "Sequential(\n  (0): Affine(in_size=3, out_size=4),\n  (1): relu,\n)"
+        f"Sequential(\n  (0): Affine(in_size=3, out_size=4),\n  (1): {relu},\n)"
     )
+
+
+def test_str_shows_lambda_source_and_str_of_other_callables():
+    clip = functools.partial(numpy.clip, a_min=0, a_max=1)
+    model = Sequential(
+        lambda x: x * 2,
+        clip,
+    )
+    assert str(model) == (
+        f"Sequential(\n  (0): lambda x: x * 2,\n  (1): {clip},\n)"
+    )
+    assert str(Sequential()) == "Sequential()"

@@ -11,6 +11,7 @@ from kusari.dataset import convert, download, tabular
 from kusari.dataset.convert import (
     ConcatWithAsyncTransfer,
     Converter,
+    call_converter,
     concat_examples,
     converter,
     to_device,
@@ -34,6 +35,7 @@ __all__ = [
     "TabularDataset",
     "cache_or_load_file",
     "cached_download",
+    "call_converter",
     "concat_examples",
     "converter",
     "get_dataset_directory",
