@@ -125,3 +125,10 @@ def test_blas_threads_follow(n_threads):
     n_threads(1)
     infos = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
     assert infos and all(i["num_threads"] == 1 for i in infos)
+
+
+def test_top_level_names_are_the_pool_functions():
+    import kusari
+
+    assert kusari.set_num_threads is threads.set_num_threads
+    assert kusari.get_num_threads is threads.get_num_threads

@@ -177,3 +177,8 @@ def test_mixed16_training_with_dynamic_loss_scaling(net):
     for name, param in predictor.namedparams():
         assert param.dtype == (F32 if name.startswith("/bn1") else F16), name
         assert np.isfinite(param.array).all(), name
+
+
+def test_mixed16_is_accepted_where_numpy_takes_a_dtype():
+    assert np.zeros(2, kusari.mixed16).dtype == np.float16
+    assert np.dtype(kusari.mixed16) == np.float16
