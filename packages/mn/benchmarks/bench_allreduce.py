@@ -100,20 +100,28 @@ def worker(repeat: int) -> None:
     mpi = comm.mpi_comm
     results = {}
     for name, shapes in (("mlp", mlp_shapes()), ("resnet50", resnet50_shapes())):
-        model = build(shapes)
-        fresh = [p.grad.copy() for p in model.params()]
+        # One model per case: a communicator leaves its own buffer's views as
+        # the gradients, so cases sharing a model would copy each other's.
+        models = {k: build(shapes) for k in ("views", "fresh", "fp16", "fp16_userop")}
+        fresh = [p.grad.copy() for p in models["fresh"].params()]
         n = sum(int(np.prod(s)) for s in shapes)
         raw = np.ones(n, np.float32)
         reps = repeat if n < 5_000_000 else max(5, repeat // 3)
 
-        replace_grads = partial(_replace_grads, model, fresh)
+        replace_grads = partial(_replace_grads, models["fresh"], fresh)
 
         cases: dict[str, tuple[Callable[[], object], Callable[[], None] | None]] = {
             "raw": (partial(mpi.Allreduce, MPI.IN_PLACE, raw, MPI.SUM), None),
-            "views": (partial(comm.multi_node_mean_grad, model), None),
-            "fresh": (partial(comm.multi_node_mean_grad, model), replace_grads),
-            "fp16": (partial(half.multi_node_mean_grad, model), None),
-            "fp16_userop": (partial(half_op.multi_node_mean_grad, model), None),
+            "views": (partial(comm.multi_node_mean_grad, models["views"]), None),
+            "fresh": (
+                partial(comm.multi_node_mean_grad, models["fresh"]),
+                replace_grads,
+            ),
+            "fp16": (partial(half.multi_node_mean_grad, models["fp16"]), None),
+            "fp16_userop": (
+                partial(half_op.multi_node_mean_grad, models["fp16_userop"]),
+                None,
+            ),
         }
         times: dict[str, list[float]] = {k: [] for k in cases}
         for fn, setup in cases.values():  # warm up (buffers, connections)
