@@ -5,6 +5,7 @@ nox -s demo         # train the MNIST MLP and write result/
 nox -s bench        # benchmarks, side by side with PyTorch CPU when installable
 nox -s slow         # the long tests
 nox -s docs         # the documentation site (Sphinx, warnings are errors)
+nox -s format       # apply ruff's formatting (lint checks it)
 nox -s tests-3.11(package='core') -- -k linear   # a subset
 """
 
@@ -26,6 +27,8 @@ PACKAGES = sorted(
     p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").exists()
 )
 SIBLINGS = {"core": [], "mn": ["core"], "rl": ["core"], "cv": ["core"], "ui": ["core"]}
+# The formatter's output changes between ruff releases: one version for all.
+RUFF = "ruff==0.17.6"
 SHARED_MNIST = ROOT.parent / "shared" / "data" / "mnist"
 
 
@@ -46,9 +49,22 @@ def _install_package(session: nox.Session, package: str, extras: str = "test") -
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff over the whole tree."""
-    session.install("ruff>=0.6")
+    """ruff over the whole tree: the lint rules, and the formatting.
+
+    ruff is pinned: its formatter's style moves between releases, and the
+    tree is formatted with this one (``nox -s format`` applies it).
+    """
+    session.install(RUFF)
     session.run("ruff", "check", str(ROOT), *session.posargs)
+    session.run("ruff", "format", "--check", str(ROOT))
+
+
+@nox.session(name="format")
+def format_(session: nox.Session) -> None:
+    """Apply ruff's formatting (and its import sorting) to the whole tree."""
+    session.install(RUFF)
+    session.run("ruff", "check", "--select", "I", "--fix", str(ROOT))
+    session.run("ruff", "format", str(ROOT))
 
 
 @nox.session

@@ -31,8 +31,9 @@ import numpy as np
 VOCAB, UNITS, BATCH_LM, STEPS_LM = 10000, 650, 20, 35
 
 
-def _time(step: Callable[[], None], sync: Callable[[], None], steps: int,
-          repeat: int) -> float:
+def _time(
+    step: Callable[[], None], sync: Callable[[], None], steps: int, repeat: int
+) -> float:
     for _ in range(3):
         step()
     sync()
@@ -83,8 +84,9 @@ def _kusari_steps() -> dict[str, Callable[[], None]]:
     mlp = MLP()
     x = cupy.asarray(rng.standard_normal((100, 784), dtype=np.float32))
     t = cupy.asarray(rng.integers(0, 10, 100).astype(np.int32))
-    out["mlp"] = trainer(mlp, kusari.optimizers.Adam(),
-                         lambda: F.softmax_cross_entropy(mlp(x), t))
+    out["mlp"] = trainer(
+        mlp, kusari.optimizers.Adam(), lambda: F.softmax_cross_entropy(mlp(x), t)
+    )
 
     class CNN(kusari.Chain):
         def __init__(self) -> None:
@@ -107,8 +109,11 @@ def _kusari_steps() -> dict[str, Callable[[], None]]:
     cnn = CNN()
     xc = cupy.asarray(rng.standard_normal((128, 3, 32, 32), dtype=np.float32))
     tc = cupy.asarray(rng.integers(0, 10, 128).astype(np.int32))
-    out["cnn"] = trainer(cnn, kusari.optimizers.MomentumSGD(0.01),
-                         lambda: F.softmax_cross_entropy(cnn(xc), tc))
+    out["cnn"] = trainer(
+        cnn,
+        kusari.optimizers.MomentumSGD(0.01),
+        lambda: F.softmax_cross_entropy(cnn(xc), tc),
+    )
 
     class LM(kusari.Chain):
         def __init__(self) -> None:
@@ -147,8 +152,9 @@ def _torch_steps() -> dict[str, Callable[[], None]]:
     ce = nn.CrossEntropyLoss()
     out: dict[str, Callable[[], None]] = {}
 
-    def trainer(model: Any, opt_cls: Any, loss_of: Callable[[], Any],
-                **kw: Any) -> Callable[[], None]:
+    def trainer(
+        model: Any, opt_cls: Any, loss_of: Callable[[], Any], **kw: Any
+    ) -> Callable[[], None]:
         opt = opt_cls(model.parameters(), **kw)
 
         def step() -> None:
@@ -158,24 +164,41 @@ def _torch_steps() -> dict[str, Callable[[], None]]:
 
         return step
 
-    mlp = nn.Sequential(nn.Linear(784, 1000), nn.ReLU(), nn.Linear(1000, 1000),
-                        nn.ReLU(), nn.Linear(1000, 10)).to(dev)
+    mlp = nn.Sequential(
+        nn.Linear(784, 1000),
+        nn.ReLU(),
+        nn.Linear(1000, 1000),
+        nn.ReLU(),
+        nn.Linear(1000, 10),
+    ).to(dev)
     x = torch.tensor(rng.standard_normal((100, 784), dtype=np.float32), device=dev)
     t = torch.tensor(rng.integers(0, 10, 100), device=dev)
     out["mlp"] = trainer(mlp, torch.optim.Adam, lambda: ce(mlp(x), t), lr=1e-3)
 
     def block(cin: int, cout: int) -> list[Any]:
-        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
-                nn.ReLU()]
+        return [
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(),
+        ]
 
-    cnn = nn.Sequential(*block(3, 64), *block(64, 64), nn.MaxPool2d(2),
-                        *block(64, 128), nn.MaxPool2d(2), nn.Dropout(0.3),
-                        nn.Flatten(), nn.Linear(128 * 8 * 8, 10)).to(dev)
-    xc = torch.tensor(rng.standard_normal((128, 3, 32, 32), dtype=np.float32),
-                      device=dev)
+    cnn = nn.Sequential(
+        *block(3, 64),
+        *block(64, 64),
+        nn.MaxPool2d(2),
+        *block(64, 128),
+        nn.MaxPool2d(2),
+        nn.Dropout(0.3),
+        nn.Flatten(),
+        nn.Linear(128 * 8 * 8, 10),
+    ).to(dev)
+    xc = torch.tensor(
+        rng.standard_normal((128, 3, 32, 32), dtype=np.float32), device=dev
+    )
     tc = torch.tensor(rng.integers(0, 10, 128), device=dev)
-    out["cnn"] = trainer(cnn, torch.optim.SGD, lambda: ce(cnn(xc), tc), lr=0.01,
-                         momentum=0.9)
+    out["cnn"] = trainer(
+        cnn, torch.optim.SGD, lambda: ce(cnn(xc), tc), lr=0.01, momentum=0.9
+    )
 
     embed = nn.Embedding(VOCAB, UNITS).to(dev)
     cells = [nn.LSTMCell(UNITS, UNITS).to(dev) for _ in range(2)]
@@ -215,8 +238,9 @@ def main() -> None:
 
         steps = _kusari_steps()
         for n in names:
-            rows[n]["kusari"] = _time(steps[n], cupy.cuda.Device().synchronize,
-                                      args.steps, args.repeat)
+            rows[n]["kusari"] = _time(
+                steps[n], cupy.cuda.Device().synchronize, args.steps, args.repeat
+            )
     except ImportError as e:
         print(f"kusari rows skipped: {e}")
     try:
@@ -226,8 +250,9 @@ def main() -> None:
             raise ImportError("torch has no CUDA device")
         tsteps = _torch_steps()
         for n in names:
-            rows[n]["torch"] = _time(tsteps[n], torch.cuda.synchronize, args.steps,
-                                     args.repeat)
+            rows[n]["torch"] = _time(
+                tsteps[n], torch.cuda.synchronize, args.steps, args.repeat
+            )
     except ImportError as e:
         print(f"torch rows skipped: {e}")
 

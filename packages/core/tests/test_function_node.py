@@ -452,13 +452,13 @@ def test_config_change_inside_forward_does_not_cut_the_graph():
         def forward(self, inputs):
             with kusari.no_backprop_mode():
                 inner = F.tanh(inputs[0]).array  # refreshes the config snapshot
-            return inner * 1,
+            return (inner * 1,)
 
         def backward(self, indexes, grad_outputs):
-            return grad_outputs[0] * 1.0,
+            return (grad_outputs[0] * 1.0,)
 
     x = _x(0.5)
-    y, = Recompute().apply((x,))
+    (y,) = Recompute().apply((x,))
     assert y.creator is not None
     F.sum(y).backward()
     np.testing.assert_allclose(x.grad, [1.0])

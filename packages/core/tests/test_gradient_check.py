@@ -112,12 +112,18 @@ def test_scalar_output_without_y_grad():
 
 
 def test_curved_smooth_function_is_not_a_kink():
-    gradient_check.check_backward(lambda v: v * v, np.array([0.05]), np.ones(1),
-                                  eps=2e-2, detect_nondifferentiable=True)
+    gradient_check.check_backward(
+        lambda v: v * v,
+        np.array([0.05]),
+        np.ones(1),
+        eps=2e-2,
+        detect_nondifferentiable=True,
+    )
 
 
 def test_non_differentiated_float_inputs_follow_dtype():
     from kusari.testing import check_op
 
-    check_op(lambda x, t: x * t, None, [(2,), (2,)], dtype=np.float16,
-             no_grads=[False, True])
+    check_op(
+        lambda x, t: x * t, None, [(2,), (2,)], dtype=np.float16, no_grads=[False, True]
+    )

@@ -128,10 +128,12 @@ def test_update_rule_hooks_see_param():
     seen = []
     model = Tiny()
     opt = optimizers.SGD(lr=0.0).setup(model)
-    model.W.update_rule.add_hook(lambda rule, p: seen.append(("pre", p.name)),
-                                 name="pre")
-    model.W.update_rule.add_hook(lambda rule, p: seen.append(("post", p.name)),
-                                 name="post", timing="post")
+    model.W.update_rule.add_hook(
+        lambda rule, p: seen.append(("pre", p.name)), name="pre"
+    )
+    model.W.update_rule.add_hook(
+        lambda rule, p: seen.append(("post", p.name)), name="post", timing="post"
+    )
     opt.update(loss_of(model))
     assert seen == [("pre", "W"), ("post", "W")]
     model.W.update_rule.remove_hook("pre")
@@ -164,8 +166,9 @@ def test_serialize_round_trip_with_param_paths():
     fresh = optimizers.MomentumSGD().setup(fresh_model)
     fresh.serialize(NpzDeserializer(s.target))
     assert (fresh.t, fresh.epoch) == (1, 1)
-    np.testing.assert_array_equal(fresh_model.W.update_rule.state["v"],
-                                  model.W.update_rule.state["v"])
+    np.testing.assert_array_equal(
+        fresh_model.W.update_rule.state["v"], model.W.update_rule.state["v"]
+    )
 
 
 def test_loading_missing_state_of_disabled_rule_is_tolerated():
@@ -226,8 +229,16 @@ def test_fp32_update_for_float16():
     assert model.w.array.dtype == np.float16
 
 
-@pytest.mark.parametrize("name", ["WeightDecay", "Lasso", "GradientClipping",
-                                  "GradientNoise", "GradientHardClipping"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "WeightDecay",
+        "Lasso",
+        "GradientClipping",
+        "GradientNoise",
+        "GradientHardClipping",
+    ],
+)
 def test_deprecated_aliases_warn_and_subclass(name):
     args = {"GradientHardClipping": (-1, 1)}.get(name, (0.1,))
     with pytest.warns(DeprecationWarning, match=name):
@@ -268,13 +279,28 @@ def test_module_split_keeps_public_api_and_file_size():
     # exposes (and names, for repr and pickle) every public class.
     import inspect
 
-    public = ["Hyperparameter", "HyperparameterProxy", "UpdateRule", "Optimizer",
-              "GradientMethod", "make_deprecation_message", "WeightDecay", "Lasso",
-              "GradientClipping", "GradientNoise", "GradientHardClipping"]
+    public = [
+        "Hyperparameter",
+        "HyperparameterProxy",
+        "UpdateRule",
+        "Optimizer",
+        "GradientMethod",
+        "make_deprecation_message",
+        "WeightDecay",
+        "Lasso",
+        "GradientClipping",
+        "GradientNoise",
+        "GradientHardClipping",
+    ]
     for name in public:
         assert hasattr(optimizer_module, name), name
-    for cls in (Hyperparameter, HyperparameterProxy, UpdateRule,
-                optimizer_module.Optimizer, optimizer_module.GradientMethod):
+    for cls in (
+        Hyperparameter,
+        HyperparameterProxy,
+        UpdateRule,
+        optimizer_module.Optimizer,
+        optimizer_module.GradientMethod,
+    ):
         assert cls.__module__ == "kusari.optimizer"
         assert getattr(optimizer_module, cls.__qualname__) is cls
     rule = pickle.loads(pickle.dumps(optimizers.SGD(lr=0.5).create_update_rule()))

@@ -102,8 +102,10 @@ class HyperparameterProxy:
     def __set__(self, obj: Any, value: Any) -> None:
         setattr(obj.hyperparam, self._attr_name, value)
 
-def _add_hook_to(pre: dict[str, Any], post: dict[str, Any], hook: Any,
-                 name: str | None, timing: str) -> str:
+
+def _add_hook_to(
+    pre: dict[str, Any], post: dict[str, Any], hook: Any, name: str | None, timing: str
+) -> str:
     """Register ``hook`` in ``pre`` or ``post``; returns the timing used."""
     if not callable(hook):
         raise TypeError(f"hook must be callable, got {type(hook).__name__}")
@@ -112,8 +114,7 @@ def _add_hook_to(pre: dict[str, Any], post: dict[str, Any], hook: Any,
     if timing == "auto":
         timing = getattr(hook, "timing", "pre")
         if timing not in ("pre", "post"):
-            raise ValueError(
-                f"hook.timing must be 'pre' or 'post', got {timing!r}")
+            raise ValueError(f"hook.timing must be 'pre' or 'post', got {timing!r}")
     if name is None:
         name = getattr(hook, "name", None) or getattr(hook, "__name__", None)
     if name is None:
@@ -159,8 +160,9 @@ class UpdateRule:
         """The per-parameter state dictionary (None before the first update)."""
         return self._state
 
-    def add_hook(self, hook: Callable[..., Any], name: str | None = None,
-                 timing: str = "auto") -> None:
+    def add_hook(
+        self, hook: Callable[..., Any], name: str | None = None, timing: str = "auto"
+    ) -> None:
         """Add a hook called as ``hook(rule, param)`` around each update.
 
         Args:
@@ -169,8 +171,9 @@ class UpdateRule:
             timing: ``'pre'`` (before the update), ``'post'``, or ``'auto'``
                 (``hook.timing``, else ``'pre'``).
         """
-        _add_hook_to(self._pre_update_hooks, self._post_update_hooks, hook,
-                     name, timing)
+        _add_hook_to(
+            self._pre_update_hooks, self._post_update_hooks, hook, name, timing
+        )
 
     def remove_hook(self, name: str) -> None:
         """Remove the hook registered as ``name``."""
@@ -201,8 +204,9 @@ class UpdateRule:
         if param.array is None:
             return
         if self._fp32_param is None:
-            self._fp32_param = Variable(param.array.astype(numpy.float32),
-                                        name=param.name)
+            self._fp32_param = Variable(
+                param.array.astype(numpy.float32), name=param.name
+            )
         fp32 = self._fp32_param
         fp32.grad = None if param.grad is None else param.grad.astype(numpy.float32)
         self._prepare(fp32)
@@ -273,7 +277,8 @@ class UpdateRule:
             self.init_state(param)
         for name, value in self._state.items():
             if isinstance(value, (numpy.ndarray, numpy.generic)) or (
-                    hasattr(value, "__cuda_array_interface__")):
+                hasattr(value, "__cuda_array_interface__")
+            ):
                 self._state[name] = device.send(value)
 
     def use_fp32_update(self, flag: bool = True) -> None:

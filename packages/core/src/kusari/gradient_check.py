@@ -95,8 +95,9 @@ def numerical_grad(
                 for k in (-2, 0, 2):
                     x[i] = orig + k * eps
                     pts.append([yy.astype(numpy.float64) for yy in _as_tuple(f())])
-                _detect([pts[0], y_minus, pts[1], y_plus, pts[2]], eps, diff_atol,
-                        diff_rtol)
+                _detect(
+                    [pts[0], y_minus, pts[1], y_plus, pts[2]], eps, diff_atol, diff_rtol
+                )
             x[i] = orig
             total = 0.0
             for yp, ym, gy in zip(y_plus, y_minus, grad_outputs):
@@ -261,8 +262,12 @@ def check_backward(
         y_plus = evaluate(eps)
         y_minus = evaluate(-eps)
         if detect_nondifferentiable:
-            _detect([evaluate(-2 * eps), y_minus, evaluate(0.0), y_plus,
-                     evaluate(2 * eps)], eps, 0, 0.1)
+            _detect(
+                [evaluate(-2 * eps), y_minus, evaluate(0.0), y_plus, evaluate(2 * eps)],
+                eps,
+                0,
+                0.1,
+            )
     finally:
         for p, o in zip(params, originals):
             p.array = o

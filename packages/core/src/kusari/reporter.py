@@ -49,8 +49,7 @@ def _stack() -> list[Reporter]:
 def _copy_variable(value: Any) -> Any:
     # A reported Variable would keep its whole graph alive; keep the array only.
     if isinstance(value, Variable):
-        return Variable(value.array, requires_grad=value.requires_grad,
-                        name=value.name)
+        return Variable(value.array, requires_grad=value.requires_grad, name=value.name)
     return value
 
 
@@ -92,8 +91,7 @@ class Reporter:
         """Register ``observer`` (usually a link) under ``name``."""
         self._observer_names[id(observer)] = name
 
-    def add_observers(self, prefix: str,
-                      observers: Iterable[tuple[str, Any]]) -> None:
+    def add_observers(self, prefix: str, observers: Iterable[tuple[str, Any]]) -> None:
         """Register ``(name, observer)`` pairs under ``prefix + name``."""
         for name, observer in observers:
             self._observer_names[id(observer)] = prefix + name
@@ -114,7 +112,8 @@ class Reporter:
         except KeyError:
             raise KeyError(
                 f"the observer {type(observer).__name__} is not registered to "
-                "the reporter; call add_observer first") from None
+                "the reporter; call add_observer first"
+            ) from None
         for key, value in values.items():
             self.observation[f"{prefix}/{key}"] = value
 
@@ -202,8 +201,9 @@ class Summary:
             self._x2 = serializer("_x2", self._x2)
             self._n = serializer("_n", self._n)
         except KeyError:
-            warnings.warn("the previous statistics of a Summary were not saved",
-                          stacklevel=2)
+            warnings.warn(
+                "the previous statistics of a Summary were not saved", stacklevel=2
+            )
 
 
 class DictSummary:
@@ -261,8 +261,9 @@ class DictSummary:
         try:
             names = json.loads(s("_names", ""))
         except KeyError:
-            warnings.warn("the names of a DictSummary's statistics were not saved",
-                          stacklevel=2)
+            warnings.warn(
+                "the names of a DictSummary's statistics were not saved", stacklevel=2
+            )
             return
         for i, name in enumerate(names):
             self._summaries[name].serialize(s["_summaries"][str(i)])

@@ -36,8 +36,14 @@ def offline(monkeypatch):
     def unavailable(*args, **kwargs):
         raise OSError("offline (test)")
 
-    for name in ("get_mnist", "get_fashion_mnist", "get_cifar10", "get_cifar100",
-                 "get_ptb_words", "get_svhn"):
+    for name in (
+        "get_mnist",
+        "get_fashion_mnist",
+        "get_cifar10",
+        "get_cifar100",
+        "get_ptb_words",
+        "get_svhn",
+    ):
         monkeypatch.setattr(kusari.datasets, name, unavailable)
 
 

@@ -10,8 +10,21 @@ def test_train_mnist_runs_and_writes_results(
 ):
     example = load_example("mnist/train_mnist.py")
     out = tmp_path / "result"
-    example.main(["--epoch", "1", "--unit", "32", "--out", str(out),
-                  "--max-iterations", "60", "--batchsize", "100", *dev])
+    example.main(
+        [
+            "--epoch",
+            "1",
+            "--unit",
+            "32",
+            "--out",
+            str(out),
+            "--max-iterations",
+            "60",
+            "--batchsize",
+            "100",
+            *dev,
+        ]
+    )
     captured = capsys.readouterr()
     # Offline, the real fallback: scikit-learn's bundled UCI digits.
     assert "UCI handwritten digits" in captured.err

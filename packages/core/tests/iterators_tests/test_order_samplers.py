@@ -46,11 +46,15 @@ def test_cached_gaussian_is_restored():
     assert other.standard_normal() == expected
 
 
-@pytest.mark.parametrize("make_rng", [
-    np.random.default_rng,
-    lambda seed: np.random.Generator(np.random.Philox(seed)),
-    lambda seed: np.random.RandomState(np.random.PCG64(seed)),
-], ids=["Generator-PCG64", "Generator-Philox", "RandomState-PCG64"])
+@pytest.mark.parametrize(
+    "make_rng",
+    [
+        np.random.default_rng,
+        lambda seed: np.random.Generator(np.random.Philox(seed)),
+        lambda seed: np.random.RandomState(np.random.PCG64(seed)),
+    ],
+    ids=["Generator-PCG64", "Generator-Philox", "RandomState-PCG64"],
+)
 def test_other_bit_generators_round_trip_without_pickle(make_rng, tmp_path):
     files = _round_trip(make_rng, tmp_path)
     assert "state/bit_generator" in files

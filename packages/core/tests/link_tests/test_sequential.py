@@ -248,7 +248,5 @@ def test_str_shows_lambda_source_and_str_of_other_callables():
         lambda x: x * 2,
         clip,
     )
-    assert str(model) == (
-        f"Sequential(\n  (0): lambda x: x * 2,\n  (1): {clip},\n)"
-    )
+    assert str(model) == (f"Sequential(\n  (0): lambda x: x * 2,\n  (1): {clip},\n)")
     assert str(Sequential()) == "Sequential()"

@@ -46,7 +46,7 @@ def test_lasso():
 
 def test_gradient_clipping_global_norm():
     link, opt = setup(optimizer_hooks.GradientClipping(1.0))
-    norm = np.sqrt((G ** 2).sum() + 144.0)
+    norm = np.sqrt((G**2).sum() + 144.0)
     opt.update()
     np.testing.assert_allclose(link.w.array, W - G / norm, rtol=1e-6)
     np.testing.assert_allclose(link.v.array, [3.0, 4.0 - 12.0 / norm], rtol=1e-6)

@@ -29,6 +29,7 @@ def grad_of(w: np.ndarray) -> np.ndarray:
 
 # --- reference update rules: (hyperparams, state) -> new w ------------------
 
+
 def ref_sgd(w, g, s, t, lr=0.01):
     return w - lr * g
 
@@ -75,16 +76,29 @@ def ref_graves(w, g, s, t, lr=1e-4, alpha=0.95, momentum=0.9, eps=1e-4):
     return w + s["d"]
 
 
-def ref_adam(w, g, s, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8, eta=1.0,
-             weight_decay_rate=0.0, amsgrad=False, adabound=False, final_lr=0.1,
-             gamma=1e-3):
+def ref_adam(
+    w,
+    g,
+    s,
+    t,
+    alpha=0.001,
+    beta1=0.9,
+    beta2=0.999,
+    eps=1e-8,
+    eta=1.0,
+    weight_decay_rate=0.0,
+    amsgrad=False,
+    adabound=False,
+    final_lr=0.1,
+    gamma=1e-3,
+):
     m = s.get("m", 0) + (1 - beta1) * (g - s.get("m", 0))
     v = s.get("v", 0) + (1 - beta2) * (g * g - s.get("v", 0))
     s["m"], s["v"] = m, v
     vhat = v
     if amsgrad:
         vhat = s["vhat"] = np.maximum(s.get("vhat", 0), v)
-    alpha_t = alpha * math.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)
+    alpha_t = alpha * math.sqrt(1 - beta2**t) / (1 - beta1**t)
     step = alpha_t / (np.sqrt(vhat) + eps)
     if adabound:
         lower = final_lr * (1 - 1 / (gamma * t + 1))
@@ -105,44 +119,77 @@ def ref_smorms3(w, g, s, t, lr=0.001, eps=1e-16):
 
 def ref_msvag(w, g, s, t, lr=0.1, beta=0.9, eta=1.0, weight_decay_rate=0.0):
     # rho_t from Balles & Hennig: (1-b)(1+b^t) / ((1+b)(1-b^t)), capped.
-    rho = min((1 - beta) * (1 + beta ** t) / ((1 + beta) * (1 - beta ** t)), 0.9999)
+    rho = min((1 - beta) * (1 + beta**t) / ((1 + beta) * (1 - beta**t)), 0.9999)
     s["m"] = beta * s.get("m", 0) + (1 - beta) * g
     s["v"] = beta * s.get("v", 0) + (1 - beta) * g * g
-    mt = s["m"] / (1 - beta ** t)
-    vt = s["v"] / (1 - beta ** t)
-    var = (vt - mt ** 2) / (1 - rho)
+    mt = s["m"] / (1 - beta**t)
+    vt = s["v"] / (1 - beta**t)
+    var = (vt - mt**2) / (1 - rho)
     with np.errstate(invalid="ignore", divide="ignore"):
-        factor = np.nan_to_num(np.clip(mt ** 2 / (mt ** 2 + rho * var), 0, 1))
+        factor = np.nan_to_num(np.clip(mt**2 / (mt**2 + rho * var), 0, 1))
     return w - eta * (lr * mt * factor + weight_decay_rate * w)
 
 
 CASES = [
     ("SGD", {}, ref_sgd, {}),
     ("SGD", {"lr": 0.1}, ref_sgd, {"lr": 0.1}),
-    ("MomentumSGD", {"lr": 0.05, "momentum": 0.8}, ref_momentum,
-     {"lr": 0.05, "momentum": 0.8}),
+    (
+        "MomentumSGD",
+        {"lr": 0.05, "momentum": 0.8},
+        ref_momentum,
+        {"lr": 0.05, "momentum": 0.8},
+    ),
     ("NesterovAG", {"lr": 0.05}, ref_nesterov, {"lr": 0.05}),
     ("CorrectedMomentumSGD", {"lr": 0.05}, ref_corrected, {"lr": 0.05}),
     ("AdaGrad", {"lr": 0.1}, ref_adagrad, {"lr": 0.1}),
     ("AdaDelta", {}, ref_adadelta, {}),
     ("RMSprop", {"lr": 0.01}, ref_rmsprop, {"lr": 0.01}),
-    ("RMSprop", {"eps_inside_sqrt": True, "eps": 1e-2}, ref_rmsprop,
-     {"eps_inside_sqrt": True, "eps": 1e-2}),
+    (
+        "RMSprop",
+        {"eps_inside_sqrt": True, "eps": 1e-2},
+        ref_rmsprop,
+        {"eps_inside_sqrt": True, "eps": 1e-2},
+    ),
     ("RMSpropGraves", {"lr": 1e-2}, ref_graves, {"lr": 1e-2}),
     ("Adam", {"alpha": 0.05}, ref_adam, {"alpha": 0.05}),
-    ("AdamW", {"alpha": 0.05, "weight_decay_rate": 0.1}, ref_adam,
-     {"alpha": 0.05, "weight_decay_rate": 0.1}),
+    (
+        "AdamW",
+        {"alpha": 0.05, "weight_decay_rate": 0.1},
+        ref_adam,
+        {"alpha": 0.05, "weight_decay_rate": 0.1},
+    ),
     ("AMSGrad", {"alpha": 0.05}, ref_adam, {"alpha": 0.05, "amsgrad": True}),
-    ("AdaBound", {"alpha": 0.05, "final_lr": 0.02, "gamma": 0.1}, ref_adam,
-     {"alpha": 0.05, "adabound": True, "final_lr": 0.02, "gamma": 0.1}),
-    ("AMSBound", {"alpha": 0.05, "final_lr": 0.02, "gamma": 0.1}, ref_adam,
-     {"alpha": 0.05, "amsgrad": True, "adabound": True, "final_lr": 0.02,
-      "gamma": 0.1}),
-    ("Adam", {"alpha": 0.05, "eta": 0.5, "amsgrad": True}, ref_adam,
-     {"alpha": 0.05, "eta": 0.5, "amsgrad": True}),
+    (
+        "AdaBound",
+        {"alpha": 0.05, "final_lr": 0.02, "gamma": 0.1},
+        ref_adam,
+        {"alpha": 0.05, "adabound": True, "final_lr": 0.02, "gamma": 0.1},
+    ),
+    (
+        "AMSBound",
+        {"alpha": 0.05, "final_lr": 0.02, "gamma": 0.1},
+        ref_adam,
+        {
+            "alpha": 0.05,
+            "amsgrad": True,
+            "adabound": True,
+            "final_lr": 0.02,
+            "gamma": 0.1,
+        },
+    ),
+    (
+        "Adam",
+        {"alpha": 0.05, "eta": 0.5, "amsgrad": True},
+        ref_adam,
+        {"alpha": 0.05, "eta": 0.5, "amsgrad": True},
+    ),
     ("SMORMS3", {"lr": 0.05}, ref_smorms3, {"lr": 0.05}),
-    ("MSVAG", {"lr": 0.1, "weight_decay_rate": 0.01}, ref_msvag,
-     {"lr": 0.1, "weight_decay_rate": 0.01}),
+    (
+        "MSVAG",
+        {"lr": 0.1, "weight_decay_rate": 0.01},
+        ref_msvag,
+        {"lr": 0.1, "weight_decay_rate": 0.01},
+    ),
 ]
 IDS = [f"{name}-{i}" for i, (name, *_rest) in enumerate(CASES)]
 
@@ -179,8 +226,9 @@ def test_matches_reference_float64(name, kwargs, ref, ref_kwargs):
     _, _, got = run_kusari(name, kwargs, np.float64)
     expected = run_reference(ref, ref_kwargs)
     for step, (g, e) in enumerate(zip(got, expected), 1):
-        np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12,
-                                   err_msg=f"{name} step {step}")
+        np.testing.assert_allclose(
+            g, e, rtol=1e-10, atol=1e-12, err_msg=f"{name} step {step}"
+        )
 
 
 @pytest.mark.parametrize("name,kwargs,ref,ref_kwargs", CASES, ids=IDS)
@@ -193,13 +241,20 @@ def test_float32_stays_float32_and_close(name, kwargs, ref, ref_kwargs):
 
 
 CONVERGENCE = {
-    "SGD": {"lr": 0.2}, "MomentumSGD": {"lr": 0.05}, "NesterovAG": {"lr": 0.05},
-    "CorrectedMomentumSGD": {"lr": 0.05}, "AdaGrad": {"lr": 0.5},
-    "AdaDelta": {"rho": 0.95, "eps": 1e-4}, "RMSprop": {"lr": 0.02},
-    "RMSpropGraves": {"lr": 0.01}, "Adam": {"alpha": 0.05},
-    "AdamW": {"alpha": 0.05}, "AMSGrad": {"alpha": 0.05},
+    "SGD": {"lr": 0.2},
+    "MomentumSGD": {"lr": 0.05},
+    "NesterovAG": {"lr": 0.05},
+    "CorrectedMomentumSGD": {"lr": 0.05},
+    "AdaGrad": {"lr": 0.5},
+    "AdaDelta": {"rho": 0.95, "eps": 1e-4},
+    "RMSprop": {"lr": 0.02},
+    "RMSpropGraves": {"lr": 0.01},
+    "Adam": {"alpha": 0.05},
+    "AdamW": {"alpha": 0.05},
+    "AMSGrad": {"alpha": 0.05},
     "AdaBound": {"alpha": 0.05, "final_lr": 0.05},
-    "AMSBound": {"alpha": 0.05, "final_lr": 0.05}, "SMORMS3": {"lr": 0.05},
+    "AMSBound": {"alpha": 0.05, "final_lr": 0.05},
+    "SMORMS3": {"lr": 0.05},
     "MSVAG": {"lr": 0.2},
 }
 
@@ -247,13 +302,21 @@ def test_serialization_round_trip_resumes_exactly(name, kwargs, ref, ref_kwargs)
 
 def test_state_keys_follow_chainer_names():
     expected = {
-        "SGD": set(), "MomentumSGD": {"v"}, "NesterovAG": {"v"},
-        "CorrectedMomentumSGD": {"v"}, "AdaGrad": {"h"},
-        "AdaDelta": {"msg", "msdx"}, "RMSprop": {"ms"},
-        "RMSpropGraves": {"n", "g", "delta"}, "Adam": {"m", "v"},
-        "AdamW": {"m", "v"}, "AMSGrad": {"m", "v", "vhat"},
-        "AdaBound": {"m", "v"}, "AMSBound": {"m", "v", "vhat"},
-        "SMORMS3": {"mem", "g", "g2"}, "MSVAG": {"m", "v"},
+        "SGD": set(),
+        "MomentumSGD": {"v"},
+        "NesterovAG": {"v"},
+        "CorrectedMomentumSGD": {"v"},
+        "AdaGrad": {"h"},
+        "AdaDelta": {"msg", "msdx"},
+        "RMSprop": {"ms"},
+        "RMSpropGraves": {"n", "g", "delta"},
+        "Adam": {"m", "v"},
+        "AdamW": {"m", "v"},
+        "AMSGrad": {"m", "v", "vhat"},
+        "AdaBound": {"m", "v"},
+        "AMSBound": {"m", "v", "vhat"},
+        "SMORMS3": {"mem", "g", "g2"},
+        "MSVAG": {"m", "v"},
     }
     assert set(expected) == set(optimizers.__all__)
     for name, keys in expected.items():
@@ -304,9 +367,18 @@ def test_default_hyperparams_match_chainer():
     assert (momentum.lr, momentum.momentum) == (0.01, 0.9)
     adam = optimizers.Adam()
     assert (adam.alpha, adam.beta1, adam.beta2, adam.eps, adam.eta) == (
-        0.001, 0.9, 0.999, 1e-8, 1.0)
+        0.001,
+        0.9,
+        0.999,
+        1e-8,
+        1.0,
+    )
     assert (adam.final_lr, adam.gamma, adam.amsgrad, adam.adabound) == (
-        0.1, 1e-3, False, False)
+        0.1,
+        1e-3,
+        False,
+        False,
+    )
     assert optimizers.AMSGrad().amsgrad and optimizers.AdaBound().adabound
     assert optimizers.RMSpropGraves().lr == 1e-4
     assert optimizers.AdaDelta().rho == 0.95

@@ -9,8 +9,10 @@ from test_optimizers import CASES, IDS, W0, Quadratic, grad_of
 from kusari import optimizer_hooks, optimizers
 from kusari.backends import cuda
 
-pytestmark = [pytest.mark.gpu,
-              pytest.mark.skipif(not cuda.available, reason="CuPy is not available")]
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not cuda.available, reason="CuPy is not available"),
+]
 
 
 def trajectory(name, kwargs, device, dtype, hook=None, steps=4):
@@ -37,11 +39,17 @@ def test_gpu_matches_cpu(name, kwargs, ref, ref_kwargs, dtype):
     np.testing.assert_allclose(gpu, cpu, rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("hook", [
-    optimizer_hooks.WeightDecay(0.1), optimizer_hooks.Lasso(0.1),
-    optimizer_hooks.GradientClipping(0.5),
-    optimizer_hooks.GradientHardClipping(-0.2, 0.2),
-    optimizer_hooks.GradientLARS(weight_decay=0.1)], ids=lambda h: h.name)
+@pytest.mark.parametrize(
+    "hook",
+    [
+        optimizer_hooks.WeightDecay(0.1),
+        optimizer_hooks.Lasso(0.1),
+        optimizer_hooks.GradientClipping(0.5),
+        optimizer_hooks.GradientHardClipping(-0.2, 0.2),
+        optimizer_hooks.GradientLARS(weight_decay=0.1),
+    ],
+    ids=lambda h: h.name,
+)
 def test_hooks_gpu_match_cpu(hook):
     cpu, _ = trajectory("SGD", {"lr": 0.1}, "@numpy", np.float32, hook)
     gpu, _ = trajectory("SGD", {"lr": 0.1}, "@cupy:0", np.float32, hook)

@@ -144,8 +144,10 @@ def _make_trainer(out, seed, autoload=False):
     trainer = training.Trainer(updater, (11, "iteration"), out=str(out))
     trainer.extend(extensions.LogReport(trigger=(2, "iteration")))
     trainer.extend(extensions.ExponentialShift("alpha", 0.7), trigger=(3, "iteration"))
-    trainer.extend(extensions.snapshot(savefun=save_hdf5, autoload=autoload),
-                   trigger=(5, "iteration"))
+    trainer.extend(
+        extensions.snapshot(savefun=save_hdf5, autoload=autoload),
+        trigger=(5, "iteration"),
+    )
     return trainer
 
 

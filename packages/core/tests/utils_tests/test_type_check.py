@@ -100,8 +100,9 @@ def test_symbolic_prod_and_no_iteration():
     t = _types(np.zeros((2, 3, 4), np.float32))
     p = type_check.prod(t[0].shape[1:])
     assert type_check.eval(p) == 12
-    with pytest.raises(type_check.InvalidType,
-                       match=r"Expect: prod\(in_types\[0\].shape\[1:\]\) == 5"):
+    with pytest.raises(
+        type_check.InvalidType, match=r"Expect: prod\(in_types\[0\].shape\[1:\]\) == 5"
+    ):
         type_check.expect(p == 5)
     with pytest.raises(TypeError, match="cannot be iterated"):
         list(t[0].shape)

@@ -123,8 +123,15 @@ def _serialize_legacy_mt19937(rng: numpy.random.RandomState, serializer: Any) ->
         cached = serializer("cached_gaussian", float(cached))
     except KeyError:
         return  # saved without the state (an older snapshot): keep the current one
-    rng.set_state(("MT19937", numpy.asarray(keys, dtype=numpy.uint32), int(pos),
-                   int(has_gauss), float(cached)))
+    rng.set_state(
+        (
+            "MT19937",
+            numpy.asarray(keys, dtype=numpy.uint32),
+            int(pos),
+            int(has_gauss),
+            float(cached),
+        )
+    )
 
 
 def _serialize_state_tree(serializer: Any, state: dict[str, Any]) -> dict[str, Any]:

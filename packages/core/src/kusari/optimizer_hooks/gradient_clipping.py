@@ -36,8 +36,11 @@ class GradientClipping:
         return f"{type(self).__name__}(threshold={self.threshold})"
 
     def __call__(self, opt: Any) -> None:
-        grads = [p.grad for p in opt.target.params(include_uninit=False)
-                 if p.grad is not None]
+        grads = [
+            p.grad
+            for p in opt.target.params(include_uninit=False)
+            if p.grad is not None
+        ]
         norm = math.sqrt(_sum_sqnorm(grads))
         if norm == 0:
             return

@@ -25,8 +25,10 @@ class GradientHardClipping:
         self.upper_bound = upper_bound
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(lower_bound={self.lower_bound}, "
-                f"upper_bound={self.upper_bound})")
+        return (
+            f"{type(self).__name__}(lower_bound={self.lower_bound}, "
+            f"upper_bound={self.upper_bound})"
+        )
 
     def __call__(self, rule: Any, param: Any) -> None:
         g = param.grad

@@ -24,15 +24,18 @@ class GradientLARS:
     call_for_each_param = True
     timing = "pre"
 
-    def __init__(self, threshold: float = 1e-2, weight_decay: float = 0.0,
-                 eps: float = 1e-9) -> None:
+    def __init__(
+        self, threshold: float = 1e-2, weight_decay: float = 0.0, eps: float = 1e-9
+    ) -> None:
         self.threshold = threshold
         self.weight_decay = weight_decay
         self.eps = eps
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(threshold={self.threshold}, "
-                f"weight_decay={self.weight_decay}, eps={self.eps})")
+        return (
+            f"{type(self).__name__}(threshold={self.threshold}, "
+            f"weight_decay={self.weight_decay}, eps={self.eps})"
+        )
 
     def __call__(self, rule: Any, param: Any) -> None:
         p, g = param.array, param.grad

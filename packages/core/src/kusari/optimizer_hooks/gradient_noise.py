@@ -10,8 +10,9 @@ import numpy
 from kusari import backend
 
 
-def exponential_decay_noise(xp: Any, shape: Any, dtype: Any, hook: Any,
-                            opt: Any) -> Any:
+def exponential_decay_noise(
+    xp: Any, shape: Any, dtype: Any, hook: Any, opt: Any
+) -> Any:
     """Gaussian noise with std ``sqrt(eta / (1 + t) ** 0.55)``.
 
     ``opt`` is the parameter's update rule; ``t`` its update count.
@@ -33,8 +34,9 @@ class GradientNoise:
     call_for_each_param = True
     timing = "pre"
 
-    def __init__(self, eta: float,
-                 noise_func: Callable[..., Any] = exponential_decay_noise) -> None:
+    def __init__(
+        self, eta: float, noise_func: Callable[..., Any] = exponential_decay_noise
+    ) -> None:
         self.eta = eta
         self.noise_func = noise_func
 

@@ -42,7 +42,8 @@ class WeightDecay:
         if param._loss_scale is not None:
             rate *= param._loss_scale
         if backend.get_array_module(p) is not numpy:
-            cuda.elementwise("T p, T decay", "T g", "g += decay * p",
-                             "weight_decay")(p, rate, g)
+            cuda.elementwise("T p, T decay", "T g", "g += decay * p", "weight_decay")(
+                p, rate, g
+            )
         else:
             g += rate * p

@@ -29,8 +29,12 @@ class AdaDeltaRule(optimizer.UpdateRule):
 
     is_elementwise = True
 
-    def __init__(self, parent_hyperparam: Any = None, rho: float | None = None,
-                 eps: float | None = None) -> None:
+    def __init__(
+        self,
+        parent_hyperparam: Any = None,
+        rho: float | None = None,
+        eps: float | None = None,
+    ) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
         set_hyperparams(self, rho=rho, eps=eps)
 
@@ -55,13 +59,22 @@ class AdaDeltaRule(optimizer.UpdateRule):
         grad = param.grad
         if grad is None:
             return
-        kernel("T grad, T one_minus_rho, T eps", "T param, T msg, T msdx",
-               """msg = msg + one_minus_rho * (grad * grad - msg);
+        kernel(
+            "T grad, T one_minus_rho, T eps",
+            "T param, T msg, T msdx",
+            """msg = msg + one_minus_rho * (grad * grad - msg);
                   T dx = sqrt((msdx + eps) / (msg + eps)) * grad;
                   msdx += one_minus_rho * (dx * dx - msdx);
                   param -= dx;""",
-               "adadelta")(grad, 1 - self.hyperparam.rho, self.hyperparam.eps,
-                           param.array, self.state["msg"], self.state["msdx"])
+            "adadelta",
+        )(
+            grad,
+            1 - self.hyperparam.rho,
+            self.hyperparam.eps,
+            param.array,
+            self.state["msg"],
+            self.state["msdx"],
+        )
 
 
 class AdaDelta(optimizer.GradientMethod):
@@ -72,8 +85,9 @@ class AdaDelta(optimizer.GradientMethod):
         eps: Small value for numerical stability.
     """
 
-    def __init__(self, rho: float = _default_hyperparam.rho,
-                 eps: float = _default_hyperparam.eps) -> None:
+    def __init__(
+        self, rho: float = _default_hyperparam.rho, eps: float = _default_hyperparam.eps
+    ) -> None:
         super().__init__()
         self.hyperparam.rho = rho
         self.hyperparam.eps = eps

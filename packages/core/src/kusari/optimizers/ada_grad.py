@@ -26,8 +26,12 @@ class AdaGradRule(optimizer.UpdateRule):
 
     is_elementwise = True
 
-    def __init__(self, parent_hyperparam: Any = None, lr: float | None = None,
-                 eps: float | None = None) -> None:
+    def __init__(
+        self,
+        parent_hyperparam: Any = None,
+        lr: float | None = None,
+        eps: float | None = None,
+    ) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
         set_hyperparams(self, lr=lr, eps=eps)
 
@@ -46,10 +50,12 @@ class AdaGradRule(optimizer.UpdateRule):
         grad = param.grad
         if grad is None:
             return
-        kernel("T grad, T lr, T eps", "T param, T h",
-               "h += grad * grad; param -= lr * grad / (sqrt(h) + eps)",
-               "adagrad")(grad, self.hyperparam.lr, self.hyperparam.eps,
-                          param.array, self.state["h"])
+        kernel(
+            "T grad, T lr, T eps",
+            "T param, T h",
+            "h += grad * grad; param -= lr * grad / (sqrt(h) + eps)",
+            "adagrad",
+        )(grad, self.hyperparam.lr, self.hyperparam.eps, param.array, self.state["h"])
 
 
 class AdaGrad(optimizer.GradientMethod):
@@ -60,8 +66,9 @@ class AdaGrad(optimizer.GradientMethod):
         eps: Small value for numerical stability.
     """
 
-    def __init__(self, lr: float = _default_hyperparam.lr,
-                 eps: float = _default_hyperparam.eps) -> None:
+    def __init__(
+        self, lr: float = _default_hyperparam.lr, eps: float = _default_hyperparam.eps
+    ) -> None:
         super().__init__()
         self.hyperparam.lr = lr
         self.hyperparam.eps = eps

@@ -25,8 +25,12 @@ class CorrectedMomentumSGDRule(optimizer.UpdateRule):
 
     is_elementwise = True
 
-    def __init__(self, parent_hyperparam: Any = None, lr: float | None = None,
-                 momentum: float | None = None) -> None:
+    def __init__(
+        self,
+        parent_hyperparam: Any = None,
+        lr: float | None = None,
+        momentum: float | None = None,
+    ) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
         set_hyperparams(self, lr=lr, momentum=momentum)
 
@@ -46,11 +50,18 @@ class CorrectedMomentumSGDRule(optimizer.UpdateRule):
         grad = param.grad
         if grad is None:
             return
-        kernel("T grad, T lr, T momentum", "T param, T v",
-               "v = momentum * v - grad; param += lr * v",
-               "corrected_momentum_sgd")(
-            grad, self.hyperparam.lr, self.hyperparam.momentum, param.array,
-            self.state["v"])
+        kernel(
+            "T grad, T lr, T momentum",
+            "T param, T v",
+            "v = momentum * v - grad; param += lr * v",
+            "corrected_momentum_sgd",
+        )(
+            grad,
+            self.hyperparam.lr,
+            self.hyperparam.momentum,
+            param.array,
+            self.state["v"],
+        )
 
 
 class CorrectedMomentumSGD(optimizer.GradientMethod):
@@ -61,8 +72,11 @@ class CorrectedMomentumSGD(optimizer.GradientMethod):
         momentum: Exponential decay rate of the velocity.
     """
 
-    def __init__(self, lr: float = _default_hyperparam.lr,
-                 momentum: float = _default_hyperparam.momentum) -> None:
+    def __init__(
+        self,
+        lr: float = _default_hyperparam.lr,
+        momentum: float = _default_hyperparam.momentum,
+    ) -> None:
         super().__init__()
         self.hyperparam.lr = lr
         self.hyperparam.momentum = momentum

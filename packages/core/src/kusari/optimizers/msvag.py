@@ -37,12 +37,18 @@ class MSVAGRule(optimizer.UpdateRule):
 
     is_elementwise = True
 
-    def __init__(self, parent_hyperparam: Any = None, lr: float | None = None,
-                 beta: float | None = None, eta: float | None = None,
-                 weight_decay_rate: float | None = None) -> None:
+    def __init__(
+        self,
+        parent_hyperparam: Any = None,
+        lr: float | None = None,
+        beta: float | None = None,
+        eta: float | None = None,
+        weight_decay_rate: float | None = None,
+    ) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
-        set_hyperparams(self, lr=lr, beta=beta, eta=eta,
-                        weight_decay_rate=weight_decay_rate)
+        set_hyperparams(
+            self, lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate
+        )
 
     def init_state(self, param: Any) -> None:
         self.state["m"] = zeros_like_param(param)
@@ -50,9 +56,12 @@ class MSVAGRule(optimizer.UpdateRule):
 
     def _rho(self) -> tuple[float, float]:
         beta = self.hyperparam.beta
-        beta_power = beta ** self.t
-        rho = ((1.0 - beta) ** 2 * (1.0 - beta_power ** 2)
-               / ((1.0 - beta_power) ** 2 * (1.0 - beta ** 2)))
+        beta_power = beta**self.t
+        rho = (
+            (1.0 - beta) ** 2
+            * (1.0 - beta_power**2)
+            / ((1.0 - beta_power) ** 2 * (1.0 - beta**2))
+        )
         return beta_power, min(rho, 0.9999)
 
     def update_core_cpu(self, param: Any) -> None:
@@ -71,8 +80,9 @@ class MSVAGRule(optimizer.UpdateRule):
         with numpy.errstate(invalid="ignore", divide="ignore"):
             factor = numpy.clip(mt2 / (mt2 + rho * s), 0, 1)
         factor[numpy.isnan(factor)] = 0
-        param.array -= hp.eta * (hp.lr * mt * factor
-                                 + hp.weight_decay_rate * param.array)
+        param.array -= hp.eta * (
+            hp.lr * mt * factor + hp.weight_decay_rate * param.array
+        )
 
     def update_core_gpu(self, param: Any) -> None:
         grad = param.grad
@@ -82,9 +92,11 @@ class MSVAGRule(optimizer.UpdateRule):
         beta_power, rho = self._rho()
         # 1 - beta^t and 1 - rho are formed here in double precision: rho nears
         # 1, and 1 - (T)rho in float32 would lose most of its digits.
-        kernel("T grad, T lr, T one_minus_beta, T eta, T weight_decay_rate, "
-               "T one_minus_beta_power, T rho, T one_minus_rho", "T param, T m, T v",
-               """m += one_minus_beta * (grad - m);
+        kernel(
+            "T grad, T lr, T one_minus_beta, T eta, T weight_decay_rate, "
+            "T one_minus_beta_power, T rho, T one_minus_rho",
+            "T param, T m, T v",
+            """m += one_minus_beta * (grad - m);
                   v += one_minus_beta * (grad * grad - v);
                   T mt = m / one_minus_beta_power;
                   T vt = v / one_minus_beta_power;
@@ -93,9 +105,20 @@ class MSVAGRule(optimizer.UpdateRule):
                   T factor = mt2 / (mt2 + rho * s);
                   factor = isnan(factor) ? (T)0 : min((T)1, max((T)0, factor));
                   param -= eta * (lr * mt * factor + weight_decay_rate * param);""",
-               "msvag")(grad, hp.lr, 1 - hp.beta, hp.eta, hp.weight_decay_rate,
-                        1 - beta_power, rho, 1 - rho, param.array, self.state["m"],
-                        self.state["v"])
+            "msvag",
+        )(
+            grad,
+            hp.lr,
+            1 - hp.beta,
+            hp.eta,
+            hp.weight_decay_rate,
+            1 - beta_power,
+            rho,
+            1 - rho,
+            param.array,
+            self.state["m"],
+            self.state["v"],
+        )
 
 
 class MSVAG(optimizer.GradientMethod):
@@ -108,11 +131,13 @@ class MSVAG(optimizer.GradientMethod):
         weight_decay_rate: Decoupled weight decay rate.
     """
 
-    def __init__(self, lr: float = _default_hyperparam.lr,
-                 beta: float = _default_hyperparam.beta,
-                 eta: float = _default_hyperparam.eta,
-                 weight_decay_rate: float = _default_hyperparam.weight_decay_rate
-                 ) -> None:
+    def __init__(
+        self,
+        lr: float = _default_hyperparam.lr,
+        beta: float = _default_hyperparam.beta,
+        eta: float = _default_hyperparam.eta,
+        weight_decay_rate: float = _default_hyperparam.weight_decay_rate,
+    ) -> None:
         super().__init__()
         self.hyperparam.lr = lr
         self.hyperparam.beta = beta

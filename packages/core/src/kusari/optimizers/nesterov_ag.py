@@ -26,8 +26,12 @@ class NesterovAGRule(optimizer.UpdateRule):
 
     is_elementwise = True
 
-    def __init__(self, parent_hyperparam: Any = None, lr: float | None = None,
-                 momentum: float | None = None) -> None:
+    def __init__(
+        self,
+        parent_hyperparam: Any = None,
+        lr: float | None = None,
+        momentum: float | None = None,
+    ) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
         set_hyperparams(self, lr=lr, momentum=momentum)
 
@@ -49,12 +53,20 @@ class NesterovAGRule(optimizer.UpdateRule):
         grad = param.grad
         if grad is None:
             return
-        kernel("T grad, T lr, T momentum", "T param, T v",
-               """v = v * momentum - lr * grad;
+        kernel(
+            "T grad, T lr, T momentum",
+            "T param, T v",
+            """v = v * momentum - lr * grad;
                   param += momentum * momentum * v;
                   param -= (1 + momentum) * lr * grad;""",
-               "nesterov_ag")(grad, self.hyperparam.lr, self.hyperparam.momentum,
-                              param.array, self.state["v"])
+            "nesterov_ag",
+        )(
+            grad,
+            self.hyperparam.lr,
+            self.hyperparam.momentum,
+            param.array,
+            self.state["v"],
+        )
 
 
 class NesterovAG(optimizer.GradientMethod):
@@ -65,8 +77,11 @@ class NesterovAG(optimizer.GradientMethod):
         momentum: Momentum coefficient.
     """
 
-    def __init__(self, lr: float = _default_hyperparam.lr,
-                 momentum: float = _default_hyperparam.momentum) -> None:
+    def __init__(
+        self,
+        lr: float = _default_hyperparam.lr,
+        momentum: float = _default_hyperparam.momentum,
+    ) -> None:
         super().__init__()
         self.hyperparam.lr = lr
         self.hyperparam.momentum = momentum

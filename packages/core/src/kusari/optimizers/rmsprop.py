@@ -21,7 +21,8 @@ def check_eps(name: str, eps: float, dtype: Any) -> None:
     if eps != 0 and numpy.dtype(dtype).type(eps) == 0:
         raise ValueError(
             f"eps of {name} optimizer is too small for {numpy.dtype(dtype).name} "
-            f"({eps})")
+            f"({eps})"
+        )
 
 
 class RMSpropRule(optimizer.UpdateRule):
@@ -40,12 +41,18 @@ class RMSpropRule(optimizer.UpdateRule):
 
     is_elementwise = True
 
-    def __init__(self, parent_hyperparam: Any = None, lr: float | None = None,
-                 alpha: float | None = None, eps: float | None = None,
-                 eps_inside_sqrt: bool | None = None) -> None:
+    def __init__(
+        self,
+        parent_hyperparam: Any = None,
+        lr: float | None = None,
+        alpha: float | None = None,
+        eps: float | None = None,
+        eps_inside_sqrt: bool | None = None,
+    ) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
-        set_hyperparams(self, lr=lr, alpha=alpha, eps=eps,
-                        eps_inside_sqrt=eps_inside_sqrt)
+        set_hyperparams(
+            self, lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt
+        )
 
     def init_state(self, param: Any) -> None:
         self.state["ms"] = zeros_like_param(param)
@@ -72,11 +79,13 @@ class RMSpropRule(optimizer.UpdateRule):
         hp = self.hyperparam
         check_eps("RMSprop", hp.eps, grad.dtype)
         denom = "sqrt(ms + eps)" if hp.eps_inside_sqrt else "sqrt(ms) + eps"
-        kernel("T grad, T lr, T alpha, T eps", "T param, T ms",
-               f"""ms = alpha * ms + (1 - alpha) * grad * grad;
+        kernel(
+            "T grad, T lr, T alpha, T eps",
+            "T param, T ms",
+            f"""ms = alpha * ms + (1 - alpha) * grad * grad;
                    param -= lr * grad / ({denom});""",
-               "rmsprop_in" if hp.eps_inside_sqrt else "rmsprop")(
-            grad, hp.lr, hp.alpha, hp.eps, param.array, self.state["ms"])
+            "rmsprop_in" if hp.eps_inside_sqrt else "rmsprop",
+        )(grad, hp.lr, hp.alpha, hp.eps, param.array, self.state["ms"])
 
 
 class RMSprop(optimizer.GradientMethod):
@@ -89,10 +98,13 @@ class RMSprop(optimizer.GradientMethod):
         eps_inside_sqrt: Put ``eps`` inside the square root.
     """
 
-    def __init__(self, lr: float = _default_hyperparam.lr,
-                 alpha: float = _default_hyperparam.alpha,
-                 eps: float = _default_hyperparam.eps,
-                 eps_inside_sqrt: bool = _default_hyperparam.eps_inside_sqrt) -> None:
+    def __init__(
+        self,
+        lr: float = _default_hyperparam.lr,
+        alpha: float = _default_hyperparam.alpha,
+        eps: float = _default_hyperparam.eps,
+        eps_inside_sqrt: bool = _default_hyperparam.eps_inside_sqrt,
+    ) -> None:
         super().__init__()
         self.hyperparam.lr = lr
         self.hyperparam.alpha = alpha

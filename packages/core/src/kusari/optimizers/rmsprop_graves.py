@@ -32,9 +32,14 @@ class RMSpropGravesRule(optimizer.UpdateRule):
 
     is_elementwise = True
 
-    def __init__(self, parent_hyperparam: Any = None, lr: float | None = None,
-                 alpha: float | None = None, momentum: float | None = None,
-                 eps: float | None = None) -> None:
+    def __init__(
+        self,
+        parent_hyperparam: Any = None,
+        lr: float | None = None,
+        alpha: float | None = None,
+        momentum: float | None = None,
+        eps: float | None = None,
+    ) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
         set_hyperparams(self, lr=lr, alpha=alpha, momentum=momentum, eps=eps)
 
@@ -62,16 +67,26 @@ class RMSpropGravesRule(optimizer.UpdateRule):
         if grad is None:
             return
         hp = self.hyperparam
-        kernel("T grad, T lr, T alpha, T momentum, T eps",
-               "T param, T avg_n, T avg_g, T delta",
-               """avg_n = alpha * avg_n + (1 - alpha) * grad * grad;
+        kernel(
+            "T grad, T lr, T alpha, T momentum, T eps",
+            "T param, T avg_n, T avg_g, T delta",
+            """avg_n = alpha * avg_n + (1 - alpha) * grad * grad;
                   avg_g = alpha * avg_g + (1 - alpha) * grad;
                   delta = delta * momentum
                       - lr * grad * rsqrt(avg_n - avg_g * avg_g + eps);
                   param += delta;""",
-               "rmsprop_graves")(grad, hp.lr, hp.alpha, hp.momentum, hp.eps,
-                                 param.array, self.state["n"], self.state["g"],
-                                 self.state["delta"])
+            "rmsprop_graves",
+        )(
+            grad,
+            hp.lr,
+            hp.alpha,
+            hp.momentum,
+            hp.eps,
+            param.array,
+            self.state["n"],
+            self.state["g"],
+            self.state["delta"],
+        )
 
 
 class RMSpropGraves(optimizer.GradientMethod):
@@ -84,10 +99,13 @@ class RMSpropGraves(optimizer.GradientMethod):
         eps: Small value for numerical stability.
     """
 
-    def __init__(self, lr: float = _default_hyperparam.lr,
-                 alpha: float = _default_hyperparam.alpha,
-                 momentum: float = _default_hyperparam.momentum,
-                 eps: float = _default_hyperparam.eps) -> None:
+    def __init__(
+        self,
+        lr: float = _default_hyperparam.lr,
+        alpha: float = _default_hyperparam.alpha,
+        momentum: float = _default_hyperparam.momentum,
+        eps: float = _default_hyperparam.eps,
+    ) -> None:
         super().__init__()
         self.hyperparam.lr = lr
         self.hyperparam.alpha = alpha

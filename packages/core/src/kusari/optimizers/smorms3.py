@@ -29,8 +29,12 @@ class SMORMS3Rule(optimizer.UpdateRule):
 
     is_elementwise = True
 
-    def __init__(self, parent_hyperparam: Any = None, lr: float | None = None,
-                 eps: float | None = None) -> None:
+    def __init__(
+        self,
+        parent_hyperparam: Any = None,
+        lr: float | None = None,
+        eps: float | None = None,
+    ) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
         set_hyperparams(self, lr=lr, eps=eps)
 
@@ -61,15 +65,25 @@ class SMORMS3Rule(optimizer.UpdateRule):
         if grad is None:
             return
         hp = self.hyperparam
-        kernel("T grad, T lr, T eps", "T param, T mem, T g, T g2",
-               """T r = 1 / (mem + 1);
+        kernel(
+            "T grad, T lr, T eps",
+            "T param, T mem, T g, T g2",
+            """T r = 1 / (mem + 1);
                   g = (1 - r) * g + r * grad;
                   g2 = (1 - r) * g2 + r * grad * grad;
                   T x = g * g / (g2 + eps);
                   param -= grad * min(lr, x) / (sqrt(g2) + eps);
                   mem = 1 + mem * (1 - x);""",
-               "smorms3")(grad, hp.lr, hp.eps, param.array, self.state["mem"],
-                          self.state["g"], self.state["g2"])
+            "smorms3",
+        )(
+            grad,
+            hp.lr,
+            hp.eps,
+            param.array,
+            self.state["mem"],
+            self.state["g"],
+            self.state["g2"],
+        )
 
 
 class SMORMS3(optimizer.GradientMethod):
@@ -80,8 +94,9 @@ class SMORMS3(optimizer.GradientMethod):
         eps: Small value for numerical stability.
     """
 
-    def __init__(self, lr: float = _default_hyperparam.lr,
-                 eps: float = _default_hyperparam.eps) -> None:
+    def __init__(
+        self, lr: float = _default_hyperparam.lr, eps: float = _default_hyperparam.eps
+    ) -> None:
         super().__init__()
         self.hyperparam.lr = lr
         self.hyperparam.eps = eps

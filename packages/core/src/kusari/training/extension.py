@@ -54,12 +54,14 @@ class Extension:
         """Save or load the extension's state (nothing by default)."""
 
 
-def make_extension(trigger: Any = None, default_name: str | None = None,
-                   priority: int | None = None,
-                   finalizer: Callable[..., Any] | None = None,
-                   initializer: Callable[..., Any] | None = None,
-                   on_error: Callable[..., Any] | None = None
-                   ) -> Callable[[Any], Any]:
+def make_extension(
+    trigger: Any = None,
+    default_name: str | None = None,
+    priority: int | None = None,
+    finalizer: Callable[..., Any] | None = None,
+    initializer: Callable[..., Any] | None = None,
+    on_error: Callable[..., Any] | None = None,
+) -> Callable[[Any], Any]:
     """Decorator turning a function ``f(trainer)`` into an extension.
 
     Args:

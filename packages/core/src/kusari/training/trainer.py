@@ -16,16 +16,19 @@ from kusari.training.util import get_trigger
 
 
 class _ExtensionEntry:
-    def __init__(self, extension: Any, priority: int, trigger: Any,
-                 call_before_training: bool) -> None:
+    def __init__(
+        self, extension: Any, priority: int, trigger: Any, call_before_training: bool
+    ) -> None:
         self.extension = extension
         self.trigger = trigger
         self.priority = priority
         self.call_before_training = call_before_training
 
     def __repr__(self) -> str:
-        return (f"_ExtensionEntry({self.extension!r}, priority={self.priority}, "
-                f"trigger={self.trigger!r})")
+        return (
+            f"_ExtensionEntry({self.extension!r}, priority={self.priority}, "
+            f"trigger={self.trigger!r})"
+        )
 
 
 class Trainer:
@@ -49,9 +52,13 @@ class Trainer:
             (``main``, ``main/l1``, ...).
     """
 
-    def __init__(self, updater: Any, stop_trigger: Any = None,
-                 out: str | os.PathLike[str] = "result",
-                 extensions: list[Any] | None = None) -> None:
+    def __init__(
+        self,
+        updater: Any,
+        stop_trigger: Any = None,
+        out: str | os.PathLike[str] = "result",
+        extensions: list[Any] | None = None,
+    ) -> None:
         self.updater = updater
         self.stop_trigger = get_trigger(stop_trigger)
         self.observation: dict[str, Any] = {}
@@ -72,8 +79,10 @@ class Trainer:
             self.extend(ext)
 
     def __repr__(self) -> str:
-        return (f"Trainer(updater={type(self.updater).__name__}, out={self.out!r}, "
-                f"extensions={list(self._extensions)})")
+        return (
+            f"Trainer(updater={type(self.updater).__name__}, out={self.out!r}, "
+            f"extensions={list(self._extensions)})"
+        )
 
     @property
     def is_before_training(self) -> bool:
@@ -90,9 +99,15 @@ class Trainer:
             raise RuntimeError("training has not been started yet")
         return time.perf_counter() - self._start_at + self._snapshot_elapsed_time
 
-    def extend(self, extension: Any, name: str | None = None, trigger: Any = None,
-               priority: int | None = None, *,
-               call_before_training: bool = False) -> None:
+    def extend(
+        self,
+        extension: Any,
+        name: str | None = None,
+        trigger: Any = None,
+        priority: int | None = None,
+        *,
+        call_before_training: bool = False,
+    ) -> None:
         """Register an extension.
 
         Args:
@@ -125,7 +140,8 @@ class Trainer:
             unique = f"{name}_{ordinal}"
         extension.name = unique
         self._extensions[unique] = _ExtensionEntry(
-            extension, priority, trigger, call_before_training)
+            extension, priority, trigger, call_before_training
+        )
 
     def request_stop(self) -> None:
         """Ask the training loop to end after the current iteration.
@@ -167,15 +183,18 @@ class Trainer:
         if self._done:
             raise RuntimeError("cannot run a trainer's training loop twice")
         os.makedirs(self.out, exist_ok=True)
-        names = sorted(self._extensions, key=lambda n: self._extensions[n].priority,
-                       reverse=True)
+        names = sorted(
+            self._extensions, key=lambda n: self._extensions[n].priority, reverse=True
+        )
         extensions = [(n, self._extensions[n]) for n in names]
         self._start_at = time.perf_counter()
         # Extensions that restore state (autoloading snapshots) go first, so
         # every other initializer sees the restored state (e.g. a
         # learning-rate shift re-applies its value).
-        loaders_first = sorted(extensions, key=lambda item: not getattr(
-            item[1].extension, "restores_state", False))
+        loaders_first = sorted(
+            extensions,
+            key=lambda item: not getattr(item[1].extension, "restores_state", False),
+        )
         for _, entry in loaders_first:
             initializer = getattr(entry.extension, "initialize", None)
             if initializer and not getattr(entry.trigger, "finished", False):
@@ -202,8 +221,11 @@ class Trainer:
                 print(f"Exception in main training loop: {e}", file=sys.stderr)
                 print("Traceback (most recent call last):", file=sys.stderr)
                 traceback.print_tb(sys.exc_info()[2])
-                print("Will finalize trainer extensions and updater before "
-                      "reraising the exception.", file=sys.stderr)
+                print(
+                    "Will finalize trainer extensions and updater before "
+                    "reraising the exception.",
+                    file=sys.stderr,
+                )
             for _, entry in extensions:
                 handler = getattr(entry.extension, "on_error", None)
                 if handler:
@@ -235,9 +257,11 @@ class Trainer:
             if hasattr(entry.trigger, "serialize"):
                 entry.trigger.serialize(t[name])
         if isinstance(serializer, serializer_module.Serializer):
-            elapsed = (self._snapshot_elapsed_time
-                       if self._start_at is None and not self._done
-                       else self.elapsed_time)
+            elapsed = (
+                self._snapshot_elapsed_time
+                if self._start_at is None and not self._done
+                else self.elapsed_time
+            )
             serializer("_snapshot_elapsed_time", elapsed)
         else:
             self._snapshot_elapsed_time = serializer("_snapshot_elapsed_time", 0.0)

@@ -11,16 +11,28 @@ def _wide(rng, dtype):
 
 
 def test_clipped_relu(float_dtype, device):
-    check_op(lambda x: F.clipped_relu(x, 1.5), lambda x: np.clip(x, 0, 1.5), [_wide],
-             dtype=float_dtype, device=device, dodge_nondifferentiable=True)
+    check_op(
+        lambda x: F.clipped_relu(x, 1.5),
+        lambda x: np.clip(x, 0, 1.5),
+        [_wide],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_relu6(float_dtype, device):
     def gen(rng, dtype):
         return rng.uniform(-8, 8, (3, 4)).astype(dtype)
 
-    check_op(F.relu6, lambda x: np.clip(x, 0, 6), [gen], dtype=float_dtype,
-             device=device, dodge_nondifferentiable=True)
+    check_op(
+        F.relu6,
+        lambda x: np.clip(x, 0, 6),
+        [gen],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_clipped_relu_default_z():

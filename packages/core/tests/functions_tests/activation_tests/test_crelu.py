@@ -12,8 +12,14 @@ def _crelu(x, axis):
 
 @pytest.mark.parametrize("axis", [1, 0, -1])
 def test_crelu(axis, float_dtype, device):
-    check_op(lambda x: F.crelu(x, axis), lambda x: _crelu(x, axis), [(2, 3, 2)],
-             dtype=float_dtype, device=device, dodge_nondifferentiable=True)
+    check_op(
+        lambda x: F.crelu(x, axis),
+        lambda x: _crelu(x, axis),
+        [(2, 3, 2)],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_crelu_bad_axis():

@@ -8,21 +8,33 @@ from kusari.utils import type_check
 
 @pytest.mark.parametrize("alpha", [1.0, 0.5])
 def test_elu(alpha, float_dtype, device):
-    check_op(lambda x: F.elu(x, alpha),
-             lambda x: np.where(x > 0, x, alpha * np.expm1(x)), [(3, 4)],
-             dtype=float_dtype, device=device, dodge_nondifferentiable=True)
+    check_op(
+        lambda x: F.elu(x, alpha),
+        lambda x: np.where(x > 0, x, alpha * np.expm1(x)),
+        [(3, 4)],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_selu(float_dtype, device):
     a, s = 1.6732632423543772, 1.0507009873554805
-    check_op(F.selu, lambda x: s * np.where(x > 0, x, a * np.expm1(x)), [(3, 4)],
-             dtype=float_dtype, device=device, dodge_nondifferentiable=True)
+    check_op(
+        F.selu,
+        lambda x: s * np.where(x > 0, x, a * np.expm1(x)),
+        [(3, 4)],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_selu_arguments():
     x = np.array([-1.0, 2.0])
-    np.testing.assert_allclose(F.selu(x, alpha=2.0, scale=3.0).array,
-                               [3 * 2 * np.expm1(-1.0), 6.0])
+    np.testing.assert_allclose(
+        F.selu(x, alpha=2.0, scale=3.0).array, [3 * 2 * np.expm1(-1.0), 6.0]
+    )
 
 
 def test_elu_large_input_no_overflow():

@@ -20,11 +20,18 @@ def _prelu(x, w):
     return np.where(x >= 0, x, x * wb)
 
 
-@pytest.mark.parametrize("x_shape,w_shape", [((4, 3), (3,)), ((2, 3, 4), (3,)),
-                                              ((2, 3, 4), (3, 4)), ((3, 2), ())])
+@pytest.mark.parametrize(
+    "x_shape,w_shape",
+    [((4, 3), (3,)), ((2, 3, 4), (3,)), ((2, 3, 4), (3, 4)), ((3, 2), ())],
+)
 def test_prelu(x_shape, w_shape, float_dtype, device):
-    check_op(F.prelu, _prelu, [_away_from_zero(x_shape), w_shape], dtype=float_dtype,
-             device=device)
+    check_op(
+        F.prelu,
+        _prelu,
+        [_away_from_zero(x_shape), w_shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_prelu_shape_mismatch():

@@ -16,18 +16,30 @@ def test_rrelu_with_given_r(float_dtype, device):
 
     def op(x):
         # The numerical check runs in float64: give r the input's dtype.
-        return F.rrelu(x, 0.1, 0.3, r=kusari.backend.get_device(device).send(
-            r.astype(x.dtype)))
+        return F.rrelu(
+            x, 0.1, 0.3, r=kusari.backend.get_device(device).send(r.astype(x.dtype))
+        )
 
-    check_op(op, lambda x: np.where(x >= 0, x, x * r.astype(np.float64)), [(3, 4)],
-             dtype=float_dtype, device=device, dodge_nondifferentiable=True)
+    check_op(
+        op,
+        lambda x: np.where(x >= 0, x, x * r.astype(np.float64)),
+        [(3, 4)],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_rrelu_test_mode(float_dtype, device):
     with kusari.using_config("train", False):
-        check_op(lambda x: F.rrelu(x, 0.1, 0.3),
-                 lambda x: np.where(x >= 0, x, 0.2 * x), [(3, 4)], dtype=float_dtype,
-                 device=device, dodge_nondifferentiable=True)
+        check_op(
+            lambda x: F.rrelu(x, 0.1, 0.3),
+            lambda x: np.where(x >= 0, x, 0.2 * x),
+            [(3, 4)],
+            dtype=float_dtype,
+            device=device,
+            dodge_nondifferentiable=True,
+        )
 
 
 def test_rrelu_train_samples_r():

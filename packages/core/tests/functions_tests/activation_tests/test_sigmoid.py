@@ -20,7 +20,9 @@ def test_sigmoid(shape, float_dtype, device):
 def test_sigmoid_backward_is_one_node():
     x = kusari.Variable(np.array([0.3, -2.0], np.float64))
     y = F.sigmoid(x)
-    gx, = kusari.grad([y], [x], grad_outputs=[np.ones(2)], enable_double_backprop=True)
+    (gx,) = kusari.grad(
+        [y], [x], grad_outputs=[np.ones(2)], enable_double_backprop=True
+    )
     assert isinstance(gx.creator, SigmoidGrad)
     s = _sigmoid(x.array)
     np.testing.assert_allclose(gx.array, s * (1 - s))

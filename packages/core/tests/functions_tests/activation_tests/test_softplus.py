@@ -8,8 +8,13 @@ from kusari.utils import type_check
 
 @pytest.mark.parametrize("beta", [1.0, 2.5])
 def test_softplus(beta, float_dtype, device):
-    check_op(lambda x: F.softplus(x, beta), lambda x: np.log1p(np.exp(beta * x)) / beta,
-             [(3, 4)], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.softplus(x, beta),
+        lambda x: np.log1p(np.exp(beta * x)) / beta,
+        [(3, 4)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_softplus_no_overflow():

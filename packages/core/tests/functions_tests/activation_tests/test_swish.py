@@ -11,8 +11,10 @@ def _swish(x, beta):
     return x / (1 + np.exp(-b * x))
 
 
-@pytest.mark.parametrize("x_shape,b_shape", [((4, 3), (3,)), ((2, 3, 4), (3,)),
-                                              ((2, 3, 4), (3, 4)), ((3, 2), ())])
+@pytest.mark.parametrize(
+    "x_shape,b_shape",
+    [((4, 3), (3,)), ((2, 3, 4), (3,)), ((2, 3, 4), (3, 4)), ((3, 2), ())],
+)
 def test_swish(x_shape, b_shape, float_dtype, device):
     check_op(F.swish, _swish, [x_shape, b_shape], dtype=float_dtype, device=device)
 

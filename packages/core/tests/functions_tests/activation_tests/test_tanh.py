@@ -16,7 +16,9 @@ def test_tanh(shape, float_dtype, device):
 def test_tanh_backward_is_one_node():
     x = kusari.Variable(np.array([0.3, -0.2], np.float64))
     y = F.tanh(x)
-    gx, = kusari.grad([y], [x], grad_outputs=[np.ones(2)], enable_double_backprop=True)
+    (gx,) = kusari.grad(
+        [y], [x], grad_outputs=[np.ones(2)], enable_double_backprop=True
+    )
     assert isinstance(gx.creator, TanhGrad)
     np.testing.assert_allclose(gx.array, 1 - np.tanh(x.array) ** 2)
 

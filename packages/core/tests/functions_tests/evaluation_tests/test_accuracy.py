@@ -15,8 +15,9 @@ def _reference(y, t, ignore_label):
     return (pred == t)[valid].mean() if valid.any() else 0.0
 
 
-@pytest.mark.parametrize("y_shape,t_shape", [((10, 3), (10,)), ((4, 3, 5), (4, 5)),
-                                              ((6, 3, 1, 1), (6,))])
+@pytest.mark.parametrize(
+    "y_shape,t_shape", [((10, 3), (10,)), ((4, 3, 5), (4, 5)), ((6, 3, 1, 1), (6,))]
+)
 @pytest.mark.parametrize("ignore_label", [None, 0])
 def test_accuracy(y_shape, t_shape, ignore_label, float_dtype, device):
     rng = np.random.default_rng(0)
@@ -26,8 +27,9 @@ def test_accuracy(y_shape, t_shape, ignore_label, float_dtype, device):
     out = F.accuracy(dev.send(y), dev.send(t), ignore_label=ignore_label)
     assert isinstance(out, kusari.Variable)
     assert out.shape == () and out.dtype == float_dtype
-    np.testing.assert_allclose(backend.CpuDevice().send(out.array),
-                               _reference(y, t, ignore_label), rtol=1e-3)
+    np.testing.assert_allclose(
+        backend.CpuDevice().send(out.array), _reference(y, t, ignore_label), rtol=1e-3
+    )
 
 
 def test_accuracy_all_ignored():

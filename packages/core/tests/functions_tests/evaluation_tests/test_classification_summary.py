@@ -18,7 +18,7 @@ def _reference(y, t, label_num, beta, ignore_label):
             tp = np.sum((pred == c) & (t == c))
             p.append(tp / np.sum(pred == c))
             r.append(tp / np.sum(t == c))
-            f.append((1 + beta ** 2) * p[-1] * r[-1] / (beta ** 2 * p[-1] + r[-1]))
+            f.append((1 + beta**2) * p[-1] * r[-1] / (beta**2 * p[-1] + r[-1]))
             s.append(np.sum(t == c))
     return np.array(p), np.array(r), np.array(f), np.array(s)
 
@@ -28,17 +28,24 @@ def _host(v):
 
 
 @pytest.mark.parametrize("y_shape,t_shape", [((30, 4), (30,)), ((5, 4, 3), (5, 3))])
-@pytest.mark.parametrize("label_num,beta,ignore_label", [(None, 1.0, -1), (4, 2.0, -1),
-                                                         (5, 0.5, 0)])
-def test_classification_summary(y_shape, t_shape, label_num, beta, ignore_label,
-                                float_dtype, device):
+@pytest.mark.parametrize(
+    "label_num,beta,ignore_label", [(None, 1.0, -1), (4, 2.0, -1), (5, 0.5, 0)]
+)
+def test_classification_summary(
+    y_shape, t_shape, label_num, beta, ignore_label, float_dtype, device
+):
     rng = np.random.default_rng(0)
     y = rng.uniform(-1, 1, y_shape).astype(float_dtype)
     t = rng.integers(min(ignore_label, 0), 4, t_shape).astype(np.int32)
     t.flat[0] = 3  # max(t) + 1 == 4 for label_num=None
     dev = backend.get_device(device)
-    outs = F.classification_summary(dev.send(y), dev.send(t), label_num=label_num,
-                                    beta=beta, ignore_label=ignore_label)
+    outs = F.classification_summary(
+        dev.send(y),
+        dev.send(t),
+        label_num=label_num,
+        beta=beta,
+        ignore_label=ignore_label,
+    )
     n = 4 if label_num is None else label_num
     expected = _reference(y, t, n, beta, ignore_label)
     assert len(outs) == 4
@@ -77,8 +84,9 @@ def test_classification_summary_needs_int32():
 
 def test_classification_summary_bad_label_num():
     with pytest.raises(ValueError, match="label_num"):
-        F.classification_summary(np.zeros((2, 3), np.float32), np.zeros(2, np.int32),
-                                 label_num=0)
+        F.classification_summary(
+            np.zeros((2, 3), np.float32), np.zeros(2, np.int32), label_num=0
+        )
 
 
 def test_classification_summary_label_out_of_range():

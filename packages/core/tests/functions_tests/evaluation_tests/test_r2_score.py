@@ -25,8 +25,9 @@ def test_r2_score(shape, multioutput, float_dtype, device):
         expected = expected.mean()
     assert out.dtype == float_dtype and out.shape == np.shape(expected)
     tol = 2e-2 if float_dtype == np.float16 else 1e-5
-    np.testing.assert_allclose(backend.CpuDevice().send(out.array), expected, rtol=tol,
-                               atol=tol)
+    np.testing.assert_allclose(
+        backend.CpuDevice().send(out.array), expected, rtol=tol, atol=tol
+    )
 
 
 def test_r2_score_constant_truth():

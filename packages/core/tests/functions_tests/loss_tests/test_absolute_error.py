@@ -8,8 +8,14 @@ from kusari.utils import type_check
 
 @pytest.mark.parametrize("shape", [(3, 4), (2, 3, 2), ()])
 def test_absolute_error(shape, float_dtype, device):
-    check_op(F.absolute_error, lambda a, b: np.abs(a - b), [shape, shape],
-             dtype=float_dtype, device=device, dodge_nondifferentiable=True)
+    check_op(
+        F.absolute_error,
+        lambda a, b: np.abs(a - b),
+        [shape, shape],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_absolute_error_shape_mismatch():

@@ -29,20 +29,32 @@ def _ref(x, t, W, samples, reduce):
 @pytest.mark.parametrize("reduce", ["mean", "no"])
 def test_black_out(reduce, float_dtype, device):
     tol = {"forward": (1e-2, 1e-2)} if float_dtype == np.float16 else None
-    check_op(lambda x, t, W, s: F.black_out(x, t, W, s, reduce=reduce),
-             lambda x, t, W, s: _ref(x, t, W, s, reduce),
-             [(N, D), _t, (V, D), _samples],
-             dtype=float_dtype, device=device, tolerances=tol)
+    check_op(
+        lambda x, t, W, s: F.black_out(x, t, W, s, reduce=reduce),
+        lambda x, t, W, s: _ref(x, t, W, s, reduce),
+        [(N, D), _t, (V, D), _samples],
+        dtype=float_dtype,
+        device=device,
+        tolerances=tol,
+    )
 
 
 def test_black_out_bad_reduce():
     with pytest.raises(ValueError, match="'mean' and 'no'"):
-        F.black_out(np.zeros((N, D), np.float32), np.zeros(N, np.int32),
-                    np.zeros((V, D), np.float32), np.zeros((N, S), np.int32),
-                    reduce="sum")
+        F.black_out(
+            np.zeros((N, D), np.float32),
+            np.zeros(N, np.int32),
+            np.zeros((V, D), np.float32),
+            np.zeros((N, S), np.int32),
+            reduce="sum",
+        )
 
 
 def test_black_out_bad_types():
     with pytest.raises(type_check.InvalidType, match="BlackOut"):
-        F.black_out(np.zeros((N, D), np.float32), np.zeros(N, np.int32),
-                    np.zeros((V, D), np.float32), np.zeros((N + 1, S), np.int32))
+        F.black_out(
+            np.zeros((N, D), np.float32),
+            np.zeros(N, np.int32),
+            np.zeros((V, D), np.float32),
+            np.zeros((N + 1, S), np.int32),
+        )

@@ -9,7 +9,7 @@ from kusari.utils import type_check
 
 def _ref(x0, x1, y, margin, reduce):
     d = np.sqrt(((x0 - x1) ** 2).sum(axis=1))
-    loss = 0.5 * (y * d ** 2 + (1 - y) * np.maximum(margin - d, 0) ** 2)
+    loss = 0.5 * (y * d**2 + (1 - y) * np.maximum(margin - d, 0) ** 2)
     return np.asarray(loss.sum() / len(y)) if reduce == "mean" else loss
 
 
@@ -24,9 +24,13 @@ def test_contrastive(margin, reduce, float_dtype, device):
         # distances stay below 0.9 * margin: away from the hinge at margin
         return rng.uniform(-0.25, 0.25, (5, 3)).astype(dtype) * margin
 
-    check_op(lambda a, b, y: F.contrastive(a, b, y, margin=margin, reduce=reduce),
-             lambda a, b, y: _ref(a, b, y, margin, reduce), [x_gen, x_gen, _labels],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda a, b, y: F.contrastive(a, b, y, margin=margin, reduce=reduce),
+        lambda a, b, y: _ref(a, b, y, margin, reduce),
+        [x_gen, x_gen, _labels],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_contrastive_coincident_pair_finite_grad():

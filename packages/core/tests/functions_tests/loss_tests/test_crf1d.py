@@ -27,8 +27,10 @@ def _path_score(cost, xs, path, b):
 def _brute_force_nll(cost, xs, ys, lengths):
     out = []
     for b, n in enumerate(lengths):
-        scores = [_path_score(cost, xs, p, b)
-                  for p in itertools.product(range(N_LABEL), repeat=n)]
+        scores = [
+            _path_score(cost, xs, p, b)
+            for p in itertools.product(range(N_LABEL), repeat=n)
+        ]
         log_z = np.logaddexp.reduce(scores)
         out.append(log_z - _path_score(cost, xs, _seq(ys, b, n), b))
     return np.array(out)
@@ -37,8 +39,10 @@ def _brute_force_nll(cost, xs, ys, lengths):
 def _brute_force_best(cost, xs, lengths):
     scores, paths = [], []
     for b, n in enumerate(lengths):
-        cands = {p: _path_score(cost, xs, p, b)
-                 for p in itertools.product(range(N_LABEL), repeat=n)}
+        cands = {
+            p: _path_score(cost, xs, p, b)
+            for p in itertools.product(range(N_LABEL), repeat=n)
+        }
         best = max(cands, key=cands.get)
         scores.append(cands[best])
         paths.append(best)
@@ -47,8 +51,9 @@ def _brute_force_best(cost, xs, lengths):
 
 def _make_ys(seed=0):
     rng = np.random.default_rng(seed)
-    return [rng.integers(0, N_LABEL, bs).astype(np.int32)
-            for bs in _batch_sizes(LENGTHS)]
+    return [
+        rng.integers(0, N_LABEL, bs).astype(np.int32) for bs in _batch_sizes(LENGTHS)
+    ]
 
 
 @pytest.mark.parametrize("reduce", ["mean", "no"])
@@ -72,8 +77,12 @@ def test_crf1d_equal_lengths(float_dtype):
     def ref(cost, x0, x1):
         return np.asarray(_brute_force_nll(cost, [x0, x1], ys, [2, 2]).mean())
 
-    check_op(lambda cost, x0, x1: F.crf1d(cost, [x0, x1], ys), ref,
-             [(N_LABEL, N_LABEL), (2, N_LABEL), (2, N_LABEL)], dtype=float_dtype)
+    check_op(
+        lambda cost, x0, x1: F.crf1d(cost, [x0, x1], ys),
+        ref,
+        [(N_LABEL, N_LABEL), (2, N_LABEL), (2, N_LABEL)],
+        dtype=float_dtype,
+    )
 
 
 def test_argmax_crf1d(float_dtype, device):
@@ -83,8 +92,9 @@ def test_argmax_crf1d(float_dtype, device):
     cost = host[0]
     xs = host[1:]
     expected_score, expected_paths = _brute_force_best(cost, xs, LENGTHS)
-    score, path = F.argmax_crf1d(cost.astype(float_dtype),
-                                 [x.astype(float_dtype) for x in xs])
+    score, path = F.argmax_crf1d(
+        cost.astype(float_dtype), [x.astype(float_dtype) for x in xs]
+    )
     assert len(path) == len(xs)
     for t, p in enumerate(path):
         assert p.shape == (xs[t].shape[0],)
@@ -102,8 +112,13 @@ def test_argmax_crf1d(float_dtype, device):
 
     # The score is piecewise linear: its second derivative is zero where the
     # path does not change, which the double backward check confirms.
-    check_op(op, ref, [lambda r, d, a=a: a.astype(d) for a in host], dtype=float_dtype,
-             device=device)
+    check_op(
+        op,
+        ref,
+        [lambda r, d, a=a: a.astype(d) for a in host],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_crf1d_gradient_matches_marginals():
@@ -118,8 +133,12 @@ def test_crf1d_gradient_matches_marginals():
 
 def test_crf1d_bad_reduce():
     with pytest.raises(ValueError, match="'mean' and 'no'"):
-        F.crf1d(np.zeros((2, 2), np.float32), [np.zeros((1, 2), np.float32)],
-                [np.zeros(1, np.int32)], reduce="sum")
+        F.crf1d(
+            np.zeros((2, 2), np.float32),
+            [np.zeros((1, 2), np.float32)],
+            [np.zeros(1, np.int32)],
+            reduce="sum",
+        )
 
 
 def test_crf1d_unsorted_batches():
@@ -133,7 +152,10 @@ def test_crf1d_unsorted_batches():
 
 def test_crf1d_bad_cost_shape():
     with pytest.raises(ValueError, match="square"):
-        F.crf1d(np.zeros((2, 3), np.float32), [np.zeros((1, 2), np.float32)],
-                [np.zeros(1, np.int32)])
+        F.crf1d(
+            np.zeros((2, 3), np.float32),
+            [np.zeros((1, 2), np.float32)],
+            [np.zeros(1, np.int32)],
+        )
     with pytest.raises(ValueError, match="xs\\[0\\]"):
         F.argmax_crf1d(np.zeros((2, 2), np.float32), [np.zeros((1, 3), np.float32)])

@@ -10,14 +10,18 @@ def _ref(y, z, reduce):
     yc = y - y.mean(0)
     zc = z - z.mean(0)
     c = yc.T @ zc / len(y)
-    return c if reduce == "no" else np.asarray(0.5 * (c ** 2).sum())
+    return c if reduce == "no" else np.asarray(0.5 * (c**2).sum())
 
 
 @pytest.mark.parametrize("reduce", ["half_squared_sum", "no"])
 def test_cross_covariance(reduce, float_dtype, device):
-    check_op(lambda y, z: F.cross_covariance(y, z, reduce=reduce),
-             lambda y, z: _ref(y, z, reduce), [(4, 3), (4, 2)],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda y, z: F.cross_covariance(y, z, reduce=reduce),
+        lambda y, z: _ref(y, z, reduce),
+        [(4, 3), (4, 2)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_cross_covariance_bad_reduce():

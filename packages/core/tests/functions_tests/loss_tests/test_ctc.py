@@ -24,7 +24,7 @@ def _brute_force(xs, t, blank, input_length, label_length):
     n_vocab = x.shape[2]
     losses = []
     for b in range(x.shape[1]):
-        target = list(t[b, :label_length[b]])
+        target = list(t[b, : label_length[b]])
         total = 0.0
         for path in itertools.product(range(n_vocab), repeat=int(input_length[b])):
             if _collapse(path, blank) == target:
@@ -52,26 +52,44 @@ def test_ctc(case, reduce, float_dtype, device):
 
     def op(*xs):
         return F.connectionist_temporal_classification(
-            list(xs), t, blank, il_arr, ll_arr, reduce=reduce)
+            list(xs), t, blank, il_arr, ll_arr, reduce=reduce
+        )
 
     def ref(*xs):
-        losses = _brute_force(xs, t, blank,
-                              [n_time] * n_batch if il is None else il,
-                              [t.shape[1]] * n_batch if ll is None else ll)
+        losses = _brute_force(
+            xs,
+            t,
+            blank,
+            [n_time] * n_batch if il is None else il,
+            [t.shape[1]] * n_batch if ll is None else ll,
+        )
         return np.asarray(losses.mean()) if reduce == "mean" else losses
 
     tol = {"forward": (2e-2, 2e-2)} if float_dtype == np.float16 else None
     # Chainer's CTC is not twice differentiable (the gradient is a constant).
-    check_op(op, ref, [(n_batch, n_vocab)] * n_time, dtype=float_dtype, device=device,
-             double_backward=False, tolerances=tol)
+    check_op(
+        op,
+        ref,
+        [(n_batch, n_vocab)] * n_time,
+        dtype=float_dtype,
+        device=device,
+        double_backward=False,
+        tolerances=tol,
+    )
 
 
 def test_ctc_frames_after_input_length_get_no_gradient():
-    xs = [Variable(np.random.default_rng(i).standard_normal((2, 3)).astype(np.float32))
-          for i in range(3)]
+    xs = [
+        Variable(np.random.default_rng(i).standard_normal((2, 3)).astype(np.float32))
+        for i in range(3)
+    ]
     loss = F.connectionist_temporal_classification(
-        xs, np.array([[1], [2]], np.int32), 0, input_length=np.array([3, 1], np.int32),
-        label_length=np.array([1, 1], np.int32))
+        xs,
+        np.array([[1], [2]], np.int32),
+        0,
+        input_length=np.array([3, 1], np.int32),
+        label_length=np.array([1, 1], np.int32),
+    )
     loss.backward()
     assert not xs[1].grad[1].any() and not xs[2].grad[1].any()
     assert xs[0].grad[1].any()
@@ -87,27 +105,30 @@ def test_ctc_impossible_alignment_is_inf():
 
 def test_ctc_x_not_a_list():
     with pytest.raises(TypeError, match="list"):
-        F.connectionist_temporal_classification(np.zeros((2, 1, 3), np.float32),
-                                                np.zeros((1, 1), np.int32), 0)
+        F.connectionist_temporal_classification(
+            np.zeros((2, 1, 3), np.float32), np.zeros((1, 1), np.int32), 0
+        )
 
 
 def test_ctc_blank_symbol_not_int():
     with pytest.raises(TypeError, match="blank_symbol"):
-        F.connectionist_temporal_classification([np.zeros((1, 3), np.float32)],
-                                                np.zeros((1, 1), np.int32), 0.5)
+        F.connectionist_temporal_classification(
+            [np.zeros((1, 3), np.float32)], np.zeros((1, 1), np.int32), 0.5
+        )
 
 
 def test_ctc_blank_symbol_out_of_range():
     with pytest.raises(ValueError, match="blank_symbol"):
-        F.connectionist_temporal_classification([np.zeros((1, 3), np.float32)],
-                                                np.zeros((1, 1), np.int32), 3)
+        F.connectionist_temporal_classification(
+            [np.zeros((1, 3), np.float32)], np.zeros((1, 1), np.int32), 3
+        )
 
 
 def test_ctc_bad_reduce():
     with pytest.raises(ValueError, match="'mean' and 'no'"):
-        F.connectionist_temporal_classification([np.zeros((1, 3), np.float32)],
-                                                np.zeros((1, 1), np.int32), 0,
-                                                reduce="sum")
+        F.connectionist_temporal_classification(
+            [np.zeros((1, 3), np.float32)], np.zeros((1, 1), np.int32), 0, reduce="sum"
+        )
 
 
 def test_ctc_bad_lengths():
@@ -121,5 +142,6 @@ def test_ctc_bad_lengths():
 
 def test_ctc_label_out_of_range():
     with pytest.raises(ValueError, match="labels"):
-        F.connectionist_temporal_classification([np.zeros((1, 3), np.float32)],
-                                                np.array([[3]], np.int32), 0)
+        F.connectionist_temporal_classification(
+            [np.zeros((1, 3), np.float32)], np.array([[3]], np.int32), 0
+        )

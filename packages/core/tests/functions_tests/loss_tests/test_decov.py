@@ -10,13 +10,18 @@ def _ref(h, reduce):
     hc = h - h.mean(0)
     c = hc.T @ hc / len(h)
     np.fill_diagonal(c, 0)
-    return c if reduce == "no" else np.asarray(0.5 * (c ** 2).sum())
+    return c if reduce == "no" else np.asarray(0.5 * (c**2).sum())
 
 
 @pytest.mark.parametrize("reduce", ["half_squared_sum", "no"])
 def test_decov(reduce, float_dtype, device):
-    check_op(lambda h: F.decov(h, reduce=reduce), lambda h: _ref(h, reduce),
-             [(5, 3)], dtype=float_dtype, device=device)
+    check_op(
+        lambda h: F.decov(h, reduce=reduce),
+        lambda h: _ref(h, reduce),
+        [(5, 3)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_decov_bad_reduce():

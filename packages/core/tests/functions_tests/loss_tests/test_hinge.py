@@ -11,7 +11,7 @@ def _ref(x, t, norm, reduce):
     s[np.arange(len(t)), t] = 1
     m = np.maximum(0, 1 - s * x)
     if norm == "L2":
-        m = m ** 2
+        m = m**2
     return np.asarray(m.sum() / len(t)) if reduce == "mean" else m
 
 
@@ -28,9 +28,13 @@ def test_hinge(norm, reduce, float_dtype, device):
         x = np.where(np.abs(np.abs(x) - 1) < 0.1, x * 0.7, x)
         return x.astype(dtype)
 
-    check_op(lambda x, t: F.hinge(x, t, norm=norm, reduce=reduce),
-             lambda x, t: _ref(x, t, norm, reduce), [x_gen, _labels],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x, t: F.hinge(x, t, norm=norm, reduce=reduce),
+        lambda x, t: _ref(x, t, norm, reduce),
+        [x_gen, _labels],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_hinge_bad_norm():

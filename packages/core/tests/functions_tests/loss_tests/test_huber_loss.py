@@ -28,8 +28,13 @@ def test_huber_loss(shape, reduce, float_dtype, device):
     def t_gen(rng, dtype):
         return np.zeros(shape, dtype)
 
-    check_op(op, lambda x, t: _ref(x, t, delta, reduce), [x_gen, t_gen],
-             dtype=float_dtype, device=device)
+    check_op(
+        op,
+        lambda x, t: _ref(x, t, delta, reduce),
+        [x_gen, t_gen],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_huber_loss_values():

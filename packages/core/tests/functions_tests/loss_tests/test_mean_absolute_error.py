@@ -8,9 +8,14 @@ from kusari.utils import type_check
 
 @pytest.mark.parametrize("shape", [(3, 4), (2, 3, 2), ()])
 def test_mean_absolute_error(shape, float_dtype, device):
-    check_op(F.mean_absolute_error, lambda a, b: np.asarray(np.abs(a - b).mean()),
-             [shape, shape], dtype=float_dtype, device=device,
-             dodge_nondifferentiable=True)
+    check_op(
+        F.mean_absolute_error,
+        lambda a, b: np.asarray(np.abs(a - b).mean()),
+        [shape, shape],
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_mean_absolute_error_shape_mismatch():

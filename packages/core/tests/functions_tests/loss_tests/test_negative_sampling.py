@@ -35,9 +35,13 @@ def _ref(x, t, W, reduce):
 
 @pytest.mark.parametrize("reduce", ["sum", "no"])
 def test_negative_sampling(reduce, float_dtype, device):
-    check_op(lambda x, t, W: F.negative_sampling(x, t, W, _sampler, S, reduce=reduce),
-             lambda x, t, W: _ref(x, t, W, reduce), [(N, D), _labels, (V, D)],
-             dtype=float_dtype, device=device)
+    check_op(
+        lambda x, t, W: F.negative_sampling(x, t, W, _sampler, S, reduce=reduce),
+        lambda x, t, W: _ref(x, t, W, reduce),
+        [(N, D), _labels, (V, D)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_negative_sampling_return_samples():
@@ -65,25 +69,34 @@ def test_negative_sampling_with_walker_alias():
 def test_negative_sampling_unexpected_kwarg():
     a = np.zeros((N, D), np.float32)
     with pytest.raises(TypeError, match="unexpected"):
-        F.negative_sampling(a, np.zeros(N, np.int32), np.zeros((V, D), np.float32),
-                            _sampler, S, foo=1)
+        F.negative_sampling(
+            a, np.zeros(N, np.int32), np.zeros((V, D), np.float32), _sampler, S, foo=1
+        )
 
 
 def test_negative_sampling_bad_reduce():
     a = np.zeros((N, D), np.float32)
     with pytest.raises(ValueError, match="'sum' and 'no'"):
-        F.negative_sampling(a, np.zeros(N, np.int32), np.zeros((V, D), np.float32),
-                            _sampler, S, reduce="mean")
+        F.negative_sampling(
+            a,
+            np.zeros(N, np.int32),
+            np.zeros((V, D), np.float32),
+            _sampler,
+            S,
+            reduce="mean",
+        )
 
 
 def test_negative_sampling_bad_types():
     a = np.zeros((N, D), np.float32)
     with pytest.raises(type_check.InvalidType, match="NegativeSampling"):
-        F.negative_sampling(a, np.zeros(N + 1, np.int32), np.zeros((V, D), np.float32),
-                            _sampler, S)
+        F.negative_sampling(
+            a, np.zeros(N + 1, np.int32), np.zeros((V, D), np.float32), _sampler, S
+        )
     with pytest.raises(type_check.InvalidType):
-        F.negative_sampling(a, np.zeros(N, np.int32), np.zeros((V, D + 1), np.float32),
-                            _sampler, S)
+        F.negative_sampling(
+            a, np.zeros(N, np.int32), np.zeros((V, D + 1), np.float32), _sampler, S
+        )
 
 
 @testing.fix_random()

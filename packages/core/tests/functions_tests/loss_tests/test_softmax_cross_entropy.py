@@ -31,53 +31,79 @@ def _ref(x, t, normalize=True, class_weight=None, ignore_label=-1, reduce="mean"
 def _labels(shape, low=-1, high=3):
     def gen(rng, dtype):
         return rng.integers(low, high, shape).astype(np.int32)
+
     return gen
 
 
 @pytest.mark.parametrize("reduce", ["mean", "no"])
 @pytest.mark.parametrize("normalize", [True, False])
-@pytest.mark.parametrize("x_shape, t_shape",
-                         [((4, 3), (4,)), ((2, 3, 2, 2), (2, 2, 2))])
-def test_softmax_cross_entropy(x_shape, t_shape, normalize, reduce, float_dtype,
-                               device):
+@pytest.mark.parametrize(
+    "x_shape, t_shape", [((4, 3), (4,)), ((2, 3, 2, 2), (2, 2, 2))]
+)
+def test_softmax_cross_entropy(
+    x_shape, t_shape, normalize, reduce, float_dtype, device
+):
     # enable_double_backprop=False (the default): Chainer raises on double backprop.
-    check_op(lambda x, t: F.softmax_cross_entropy(x, t, normalize=normalize,
-                                                  reduce=reduce),
-             lambda x, t: _ref(x, t, normalize=normalize, reduce=reduce),
-             [x_shape, _labels(t_shape)], dtype=float_dtype, device=device,
-             double_backward=False)
+    check_op(
+        lambda x, t: F.softmax_cross_entropy(x, t, normalize=normalize, reduce=reduce),
+        lambda x, t: _ref(x, t, normalize=normalize, reduce=reduce),
+        [x_shape, _labels(t_shape)],
+        dtype=float_dtype,
+        device=device,
+        double_backward=False,
+    )
 
 
 @pytest.mark.parametrize("reduce", ["mean", "no"])
-@pytest.mark.parametrize("x_shape, t_shape",
-                         [((4, 3), (4,)), ((2, 3, 2, 2), (2, 2, 2))])
-def test_softmax_cross_entropy_double_backprop(x_shape, t_shape, reduce, float_dtype,
-                                               device):
-    check_op(lambda x, t: F.softmax_cross_entropy(x, t, reduce=reduce,
-                                                  enable_double_backprop=True),
-             lambda x, t: _ref(x, t, reduce=reduce), [x_shape, _labels(t_shape)],
-             dtype=float_dtype, device=device)
+@pytest.mark.parametrize(
+    "x_shape, t_shape", [((4, 3), (4,)), ((2, 3, 2, 2), (2, 2, 2))]
+)
+def test_softmax_cross_entropy_double_backprop(
+    x_shape, t_shape, reduce, float_dtype, device
+):
+    check_op(
+        lambda x, t: F.softmax_cross_entropy(
+            x, t, reduce=reduce, enable_double_backprop=True
+        ),
+        lambda x, t: _ref(x, t, reduce=reduce),
+        [x_shape, _labels(t_shape)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 @pytest.mark.parametrize("enable_double_backprop", [False, True])
 @pytest.mark.parametrize("reduce", ["mean", "no"])
-def test_softmax_cross_entropy_class_weight(reduce, enable_double_backprop,
-                                            float_dtype, device):
+def test_softmax_cross_entropy_class_weight(
+    reduce, enable_double_backprop, float_dtype, device
+):
     cw = np.array([0.5, 2.0, 1.5], dtype=float_dtype)
     cw_dev = kusari.get_device(device).send(cw)
-    check_op(lambda x, t: F.softmax_cross_entropy(
-                 x, t, class_weight=cw_dev, reduce=reduce,
-                 enable_double_backprop=enable_double_backprop),
-             lambda x, t: _ref(x, t, class_weight=cw.astype(np.float64), reduce=reduce),
-             [(5, 3), _labels((5,))], dtype=float_dtype, device=device,
-             double_backward=enable_double_backprop)
+    check_op(
+        lambda x, t: F.softmax_cross_entropy(
+            x,
+            t,
+            class_weight=cw_dev,
+            reduce=reduce,
+            enable_double_backprop=enable_double_backprop,
+        ),
+        lambda x, t: _ref(x, t, class_weight=cw.astype(np.float64), reduce=reduce),
+        [(5, 3), _labels((5,))],
+        dtype=float_dtype,
+        device=device,
+        double_backward=enable_double_backprop,
+    )
 
 
 @pytest.mark.parametrize("cache_score", [True, False])
 def test_softmax_cross_entropy_cache_score(cache_score):
-    check_op(lambda x, t: F.softmax_cross_entropy(x, t, cache_score=cache_score),
-             lambda x, t: _ref(x, t), [(4, 3), _labels((4,))], dtype=np.float64,
-             double_backward=False)
+    check_op(
+        lambda x, t: F.softmax_cross_entropy(x, t, cache_score=cache_score),
+        lambda x, t: _ref(x, t),
+        [(4, 3), _labels((4,))],
+        dtype=np.float64,
+        double_backward=False,
+    )
 
 
 @pytest.mark.parametrize("enable_double_backprop", [False, True])
@@ -86,15 +112,17 @@ def test_softmax_cross_entropy_ignore_label(enable_double_backprop, device):
     t_host = np.array([0, 5, 2, 5], np.int32)
     dev = kusari.get_device(device)
     x, t = dev.send(x_host), dev.send(t_host)
-    y = F.softmax_cross_entropy(x, t, ignore_label=5, reduce="no",
-                                enable_double_backprop=enable_double_backprop)
+    y = F.softmax_cross_entropy(
+        x, t, ignore_label=5, reduce="no", enable_double_backprop=enable_double_backprop
+    )
     expected = _ref(x_host.astype(np.float64), t_host, ignore_label=5, reduce="no")
     got = kusari.backend.CpuDevice().send(y.array)
     np.testing.assert_allclose(got, expected, rtol=1e-5)
     assert got[1] == 0 and got[3] == 0
     xv = kusari.Variable(x)
-    m = F.softmax_cross_entropy(xv, t, ignore_label=5,
-                                enable_double_backprop=enable_double_backprop)
+    m = F.softmax_cross_entropy(
+        xv, t, ignore_label=5, enable_double_backprop=enable_double_backprop
+    )
     np.testing.assert_allclose(float(m.array), expected.sum() / 2, rtol=1e-5)
     m.backward()
     gx = kusari.backend.CpuDevice().send(xv.grad)
@@ -136,48 +164,63 @@ def test_softmax_cross_entropy_soft_target(shape, reduce, kind, float_dtype, dev
 
     # t is not differentiated; gradient_check leaves such float inputs in the
     # test dtype while x goes to float64, so cast t to x's dtype here.
-    check_op(lambda x, t: F.softmax_cross_entropy(x, t.array.astype(x.dtype),
-                                                  reduce=reduce, soft_target_loss=kind),
-             lambda x, t: _soft_ref(x, t, reduce, kind), [shape, soft],
-             dtype=float_dtype, device=device, no_grads=[False, True])
+    check_op(
+        lambda x, t: F.softmax_cross_entropy(
+            x, t.array.astype(x.dtype), reduce=reduce, soft_target_loss=kind
+        ),
+        lambda x, t: _soft_ref(x, t, reduce, kind),
+        [shape, soft],
+        dtype=float_dtype,
+        device=device,
+        no_grads=[False, True],
+    )
 
 
 def test_softmax_cross_entropy_bad_soft_target_loss():
     x = np.zeros((2, 3), np.float32)
     with pytest.raises(ValueError, match="soft_target_loss"):
-        F.softmax_cross_entropy(x, np.full((2, 3), 1 / 3, np.float32),
-                                soft_target_loss="hinge")
+        F.softmax_cross_entropy(
+            x, np.full((2, 3), 1 / 3, np.float32), soft_target_loss="hinge"
+        )
 
 
 def test_softmax_cross_entropy_soft_target_shape_mismatch():
     with pytest.raises(type_check.InvalidType):
-        F.softmax_cross_entropy(np.zeros((2, 3), np.float32),
-                                np.zeros((2, 4), np.float32))
+        F.softmax_cross_entropy(
+            np.zeros((2, 3), np.float32), np.zeros((2, 4), np.float32)
+        )
 
 
 @pytest.mark.parametrize("enable_double_backprop", [False, True])
 def test_softmax_cross_entropy_label_out_of_range(enable_double_backprop):
     with pytest.raises(ValueError, match="labels must be in"):
-        F.softmax_cross_entropy(np.zeros((2, 3), np.float32),
-                                np.array([0, 3], np.int32),
-                                enable_double_backprop=enable_double_backprop)
+        F.softmax_cross_entropy(
+            np.zeros((2, 3), np.float32),
+            np.array([0, 3], np.int32),
+            enable_double_backprop=enable_double_backprop,
+        )
 
 
 def test_softmax_cross_entropy_bad_reduce():
     with pytest.raises(ValueError, match="reduce"):
-        F.softmax_cross_entropy(np.zeros((2, 3), np.float32), np.zeros(2, np.int32),
-                                reduce="sum")
+        F.softmax_cross_entropy(
+            np.zeros((2, 3), np.float32), np.zeros(2, np.int32), reduce="sum"
+        )
 
 
 def test_softmax_cross_entropy_bad_class_weight():
     with pytest.raises(ValueError, match="class_weight"):
-        F.softmax_cross_entropy(np.zeros((2, 3), np.float32), np.zeros(2, np.int32),
-                                class_weight=np.ones(4, np.float32))
+        F.softmax_cross_entropy(
+            np.zeros((2, 3), np.float32),
+            np.zeros(2, np.int32),
+            class_weight=np.ones(4, np.float32),
+        )
 
 
 def test_softmax_cross_entropy_bad_shapes():
     with pytest.raises(type_check.InvalidType, match="SoftmaxCrossEntropy"):
         F.softmax_cross_entropy(np.zeros((2, 3), np.float32), np.zeros(3, np.int32))
     with pytest.raises(type_check.InvalidType):
-        F.softmax_cross_entropy(np.zeros((2, 3, 2), np.float32),
-                                np.zeros((2, 3), np.int32))
+        F.softmax_cross_entropy(
+            np.zeros((2, 3, 2), np.float32), np.zeros((2, 3), np.int32)
+        )

@@ -8,8 +8,13 @@ from kusari.utils import type_check
 
 @pytest.mark.parametrize("shape", [(3, 4), (2, 3, 2), ()])
 def test_squared_error(shape, float_dtype, device):
-    check_op(F.squared_error, lambda a, b: (a - b) ** 2, [shape, shape],
-             dtype=float_dtype, device=device)
+    check_op(
+        F.squared_error,
+        lambda a, b: (a - b) ** 2,
+        [shape, shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_squared_error_shape_mismatch():

@@ -9,8 +9,13 @@ from kusari.utils import type_check
 
 
 def test_squared_difference(float_dtype, device):
-    check_op(F.squared_difference, lambda a, b: (a - b) ** 2, [(3, 4), (3, 4)],
-             dtype=float_dtype, device=device)
+    check_op(
+        F.squared_difference,
+        lambda a, b: (a - b) ** 2,
+        [(3, 4), (3, 4)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_squared_difference_shape_mismatch():

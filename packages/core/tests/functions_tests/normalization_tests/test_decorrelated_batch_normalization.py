@@ -20,7 +20,7 @@ def _from_groups(a, shape):
 def _zca(xm, eps):
     cov = xm @ xm.T / xm.shape[1] + eps * np.eye(xm.shape[0])
     lam, u = np.linalg.eigh(cov)
-    return u @ np.diag(lam ** -0.5) @ u.T
+    return u @ np.diag(lam**-0.5) @ u.T
 
 
 def _dbn_ref(x, groups, eps=2e-5):
@@ -37,14 +37,21 @@ def test_decorrelated_batch_normalization(shape, groups, float_dtype, device):
     if float_dtype == np.float16:
         tol = {"forward": (2e-2, 2e-2), "backward": (1e-1, 1e-1)}
     # Chainer does not implement double backprop here.
-    check_op(lambda x: F.decorrelated_batch_normalization(x, groups=groups),
-             lambda x: _dbn_ref(x, groups), [shape], dtype=float_dtype, device=device,
-             double_backward=False, tolerances=tol)
+    check_op(
+        lambda x: F.decorrelated_batch_normalization(x, groups=groups),
+        lambda x: _dbn_ref(x, groups),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+        double_backward=False,
+        tolerances=tol,
+    )
 
 
 def test_decorrelated_batch_normalization_whitens():
     x = np.random.default_rng(0).normal(size=(200, 3)) @ np.array(
-        [[1.0, 0.5, 0.0], [0.0, 1.0, 0.3], [0.0, 0.0, 2.0]])
+        [[1.0, 0.5, 0.0], [0.0, 1.0, 0.3], [0.0, 0.0, 2.0]]
+    )
     y = F.decorrelated_batch_normalization(x, groups=1).array
     np.testing.assert_allclose(y.mean(axis=0), 0, atol=1e-10)
     np.testing.assert_allclose(y.T @ y / 200, np.eye(3), atol=1e-3)
@@ -54,10 +61,11 @@ def test_decorrelated_batch_normalization_running_statistics():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(10, 4))
     mean, proj = np.zeros((2, 2)), np.stack([np.eye(2)] * 2)
-    F.decorrelated_batch_normalization(x, groups=2, running_mean=mean,
-                                       running_projection=proj, decay=0.5, eps=0.0)
+    F.decorrelated_batch_normalization(
+        x, groups=2, running_mean=mean, running_projection=proj, decay=0.5, eps=0.0
+    )
     for g in range(2):
-        xg = x[:, 2 * g:2 * g + 2].T
+        xg = x[:, 2 * g : 2 * g + 2].T
         np.testing.assert_allclose(mean[g], 0.5 * xg.mean(axis=1))
         xm = xg - xg.mean(axis=1, keepdims=True)
         expected = 0.5 * np.eye(2) + 0.5 * (10 / 9) * _zca(xm, 0.0)
@@ -75,8 +83,9 @@ def test_decorrelated_batch_normalization_groups_are_independent():
 def test_decorrelated_batch_normalization_no_double_backprop():
     x = kusari.Variable(np.random.default_rng(0).normal(size=(5, 2)))
     y = F.decorrelated_batch_normalization(x, groups=1)
-    gx, = kusari.grad([y], [x], grad_outputs=[np.ones((5, 2))],
-                      enable_double_backprop=True)
+    (gx,) = kusari.grad(
+        [y], [x], grad_outputs=[np.ones((5, 2))], enable_double_backprop=True
+    )
     with pytest.raises(NotImplementedError, match="double backward"):
         F.sum(gx * gx).backward()
 
@@ -96,13 +105,20 @@ def test_fixed_decorrelated_batch_normalization(shape, groups, float_dtype, devi
         xg = _groups(x, groups)
         return _from_groups(proj @ (xg - mean[:, :, None]), x.shape)
 
-    check_op(lambda x, m, p: F.fixed_decorrelated_batch_normalization(x, m, p, groups),
-             ref, [shape, (groups, cg), (groups, cg, cg)], dtype=float_dtype,
-             device=device)
+    check_op(
+        lambda x, m, p: F.fixed_decorrelated_batch_normalization(x, m, p, groups),
+        ref,
+        [shape, (groups, cg), (groups, cg, cg)],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_fixed_decorrelated_batch_normalization_bad_shapes():
     with pytest.raises(type_check.InvalidType, match="projection"):
         F.fixed_decorrelated_batch_normalization(
-            np.zeros((2, 4), np.float32), np.zeros((2, 2), np.float32),
-            np.zeros((2, 3, 3), np.float32), groups=2)
+            np.zeros((2, 4), np.float32),
+            np.zeros((2, 2), np.float32),
+            np.zeros((2, 3, 3), np.float32),
+            groups=2,
+        )

@@ -10,11 +10,17 @@ def _ref(x, eps, axis):
     return x / (np.sqrt((x * x).sum(axis=axis, keepdims=True)) + eps)
 
 
-@pytest.mark.parametrize("shape,axis", [((3, 4), 1), ((3, 4), 0), ((2, 3, 4), (1, 2)),
-                                         ((2, 3, 4), -1)])
+@pytest.mark.parametrize(
+    "shape,axis", [((3, 4), 1), ((3, 4), 0), ((2, 3, 4), (1, 2)), ((2, 3, 4), -1)]
+)
 def test_normalize(shape, axis, float_dtype, device):
-    check_op(lambda x: F.normalize(x, axis=axis), lambda x: _ref(x, 1e-5, axis),
-             [shape], dtype=float_dtype, device=device)
+    check_op(
+        lambda x: F.normalize(x, axis=axis),
+        lambda x: _ref(x, 1e-5, axis),
+        [shape],
+        dtype=float_dtype,
+        device=device,
+    )
 
 
 def test_normalize_eps():

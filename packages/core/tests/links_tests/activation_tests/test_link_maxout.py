@@ -49,6 +49,11 @@ def test_gradient():
     for p in m.params():
         p.array = p.array.astype(np.float64)
     rng = np.random.default_rng(1)
-    gradient_check.check_backward(m, rng.standard_normal((3, 2)),
-                                  rng.standard_normal((3, 2)), params=list(m.params()),
-                                  atol=1e-6, rtol=1e-5)
+    gradient_check.check_backward(
+        m,
+        rng.standard_normal((3, 2)),
+        rng.standard_normal((3, 2)),
+        params=list(m.params()),
+        atol=1e-6,
+        rtol=1e-5,
+    )

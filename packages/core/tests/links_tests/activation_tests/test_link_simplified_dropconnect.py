@@ -42,7 +42,11 @@ def test_gradient():
         p.array = p.array.astype(np.float64)
     mask = np.random.default_rng(2).integers(0, 2, (2, 2, 3)).astype(np.float64)
     rng = np.random.default_rng(3)
-    gradient_check.check_backward(lambda x: layer(x, mask=mask),
-                                  rng.standard_normal((2, 3)),
-                                  rng.standard_normal((2, 2)),
-                                  params=list(layer.params()), atol=1e-6, rtol=1e-5)
+    gradient_check.check_backward(
+        lambda x: layer(x, mask=mask),
+        rng.standard_normal((2, 3)),
+        rng.standard_normal((2, 2)),
+        params=list(layer.params()),
+        atol=1e-6,
+        rtol=1e-5,
+    )

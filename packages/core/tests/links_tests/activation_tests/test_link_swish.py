@@ -26,5 +26,6 @@ def test_gradient():
     s = L.Swish((2,))
     s.beta.array = np.array([0.5, 1.5])
     rng = np.random.default_rng(1)
-    gradient_check.check_backward(s, rng.standard_normal((3, 2)),
-                                  rng.standard_normal((3, 2)), params=[s.beta])
+    gradient_check.check_backward(
+        s, rng.standard_normal((3, 2)), rng.standard_normal((3, 2)), params=[s.beta]
+    )

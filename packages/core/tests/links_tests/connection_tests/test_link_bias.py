@@ -19,8 +19,12 @@ def test_learnable_bias():
     assert y.array[0, 2, 1, 0] == 6
     layer.b.array = layer.b.array.astype(np.float64)
     rng = np.random.default_rng(0)
-    gradient_check.check_backward(layer, rng.standard_normal((2, 3, 2)),
-                                  rng.standard_normal((2, 3, 2)), params=[layer.b])
+    gradient_check.check_backward(
+        layer,
+        rng.standard_normal((2, 3, 2)),
+        rng.standard_normal((2, 3, 2)),
+        params=[layer.b],
+    )
 
 
 def test_given_bias_and_errors():

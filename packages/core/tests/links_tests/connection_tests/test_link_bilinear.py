@@ -18,8 +18,12 @@ def test_params_and_output():
     np.testing.assert_array_equal(layer.b.array, 0)
     e1, e2 = _e((5, 2), 0), _e((5, 3), 1)
     layer.b.array[...] = 0.5
-    expect = (np.einsum("ij,ik,jkl->il", e1, e2, layer.W.array)
-              + e1 @ layer.V1.array + e2 @ layer.V2.array + 0.5)
+    expect = (
+        np.einsum("ij,ik,jkl->il", e1, e2, layer.W.array)
+        + e1 @ layer.V1.array
+        + e2 @ layer.V2.array
+        + 0.5
+    )
     np.testing.assert_allclose(layer(e1, e2).array, expect, rtol=1e-5, atol=1e-6)
 
 
@@ -47,5 +51,10 @@ def test_gradient():
         p.array = p.array.astype(np.float64)
     rng = np.random.default_rng(2)
     gradient_check.check_backward(
-        layer, (rng.standard_normal((3, 2)), rng.standard_normal((3, 2))),
-        rng.standard_normal((3, 3)), params=list(layer.params()), atol=1e-6, rtol=1e-5)
+        layer,
+        (rng.standard_normal((3, 2)), rng.standard_normal((3, 2))),
+        rng.standard_normal((3, 3)),
+        params=list(layer.params()),
+        atol=1e-6,
+        rtol=1e-5,
+    )

@@ -65,5 +65,6 @@ def test_gradient():
         p.array = p.array.astype(np.float64)
     x = _x((2, 2, 3), dtype=np.float64)
     gy = _x((2, 2, 4), seed=1, dtype=np.float64)
-    gradient_check.check_backward(conv, x, gy, params=list(conv.params()),
-                                  atol=1e-6, rtol=1e-5)
+    gradient_check.check_backward(
+        conv, x, gy, params=list(conv.params()), atol=1e-6, rtol=1e-5
+    )

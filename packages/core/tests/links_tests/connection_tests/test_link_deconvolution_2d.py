@@ -54,8 +54,9 @@ def test_gradient():
         p.array = p.array.astype(np.float64)
     x = _x((1, 2, 2, 2), dtype=np.float64)
     gy = _x((1, 2, 4, 4), seed=1, dtype=np.float64)
-    gradient_check.check_backward(deconv, x, gy, params=list(deconv.params()),
-                                  atol=1e-6, rtol=1e-5)
+    gradient_check.check_backward(
+        deconv, x, gy, params=list(deconv.params()), atol=1e-6, rtol=1e-5
+    )
 
 
 def test_save_load(tmp_path):

@@ -51,5 +51,6 @@ def test_gradient():
         p.array = p.array.astype(np.float64)
     x = _x((1, 2, 3), dtype=np.float64)
     gy = _x((1, 2, 6), seed=1, dtype=np.float64)
-    gradient_check.check_backward(d, x, gy, params=list(d.params()),
-                                  atol=1e-6, rtol=1e-5)
+    gradient_check.check_backward(
+        d, x, gy, params=list(d.params()), atol=1e-6, rtol=1e-5
+    )

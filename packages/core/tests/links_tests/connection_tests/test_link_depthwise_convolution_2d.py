@@ -27,6 +27,11 @@ def test_gradient():
     for p in dw.params():
         p.array = p.array.astype(np.float64)
     rng = np.random.default_rng(1)
-    gradient_check.check_backward(dw, rng.standard_normal((1, 2, 3, 3)),
-                                  rng.standard_normal((1, 4, 2, 2)),
-                                  params=list(dw.params()), atol=1e-6, rtol=1e-5)
+    gradient_check.check_backward(
+        dw,
+        rng.standard_normal((1, 2, 3, 3)),
+        rng.standard_normal((1, 4, 2, 2)),
+        params=list(dw.params()),
+        atol=1e-6,
+        rtol=1e-5,
+    )

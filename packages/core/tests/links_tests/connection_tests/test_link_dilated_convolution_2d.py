@@ -26,6 +26,11 @@ def test_gradient():
     for p in conv.params():
         p.array = p.array.astype(np.float64)
     rng = np.random.default_rng(1)
-    gradient_check.check_backward(conv, rng.standard_normal((1, 1, 4, 4)),
-                                  rng.standard_normal((1, 2, 2, 2)),
-                                  params=list(conv.params()), atol=1e-6, rtol=1e-5)
+    gradient_check.check_backward(
+        conv,
+        rng.standard_normal((1, 1, 4, 4)),
+        rng.standard_normal((1, 2, 2, 2)),
+        params=list(conv.params()),
+        atol=1e-6,
+        rtol=1e-5,
+    )

@@ -14,8 +14,12 @@ def _sigmoid(x):
 def test_structure_and_output():
     hw = L.Highway(3)
     shapes = {n: p.shape for n, p in hw.namedparams()}
-    assert shapes == {"/plain/W": (3, 3), "/plain/b": (3,),
-                      "/transform/W": (3, 3), "/transform/b": (3,)}
+    assert shapes == {
+        "/plain/W": (3, 3),
+        "/plain/b": (3,),
+        "/transform/W": (3, 3),
+        "/transform/b": (3,),
+    }
     np.testing.assert_array_equal(hw.transform.b.array, -1)
     np.testing.assert_array_equal(hw.plain.b.array, 0)
     x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
@@ -33,6 +37,11 @@ def test_options_and_gradient():
     hw_t = L.Highway(2, activate=F.tanh)
     for p in hw_t.params():
         p.array = p.array.astype(np.float64)
-    gradient_check.check_backward(hw_t, rng.standard_normal((3, 2)),
-                                  rng.standard_normal((3, 2)),
-                                  params=list(hw_t.params()), atol=1e-6, rtol=1e-5)
+    gradient_check.check_backward(
+        hw_t,
+        rng.standard_normal((3, 2)),
+        rng.standard_normal((3, 2)),
+        params=list(hw_t.params()),
+        atol=1e-6,
+        rtol=1e-5,
+    )

@@ -43,5 +43,6 @@ def test_gradient():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((1, 2, 3, 3))
     gy = rng.standard_normal((1, 4, 3, 3))
-    gradient_check.check_backward(inc, x, gy, params=[inc.conv3.W, inc.projp.b],
-                                  atol=1e-5, rtol=1e-4)
+    gradient_check.check_backward(
+        inc, x, gy, params=[inc.conv3.W, inc.projp.b], atol=1e-5, rtol=1e-4
+    )

@@ -16,9 +16,22 @@ def _x(shape):
 def test_structure():
     inc = L.InceptionBN(3, 2, 2, 3, 2, 4, "max", proj_pool=5)
     names = {n for n, _ in inc.namedlinks(skipself=True)}
-    assert names == {"/conv1", "/conv1n", "/proj3", "/proj3n", "/conv3", "/conv3n",
-                     "/proj33", "/proj33n", "/conv33a", "/conv33an", "/conv33b",
-                     "/conv33bn", "/poolp", "/poolpn"}
+    assert names == {
+        "/conv1",
+        "/conv1n",
+        "/proj3",
+        "/proj3n",
+        "/conv3",
+        "/conv3n",
+        "/proj33",
+        "/proj33n",
+        "/conv33a",
+        "/conv33an",
+        "/conv33b",
+        "/conv33bn",
+        "/poolp",
+        "/poolpn",
+    }
     assert inc.conv3.b is None and inc.conv33b.W.shape == (4, 4, 3, 3)
     y = inc(_x((2, 3, 5, 5)))
     assert y.shape == (2, 2 + 3 + 4 + 5, 5, 5)
@@ -59,6 +72,11 @@ def test_gradient():
     rng = np.random.default_rng(4)
     x = rng.standard_normal((3, 2, 3, 3))
     gy = rng.standard_normal((3, 4, 3, 3))
-    gradient_check.check_backward(inc, x, gy,
-                                  params=[inc.conv1.W, inc.conv33b.W, inc.poolpn.gamma],
-                                  atol=1e-4, rtol=1e-3)
+    gradient_check.check_backward(
+        inc,
+        x,
+        gy,
+        params=[inc.conv1.W, inc.conv33b.W, inc.poolpn.gamma],
+        atol=1e-4,
+        rtol=1e-3,
+    )

@@ -11,8 +11,14 @@ from kusari import gradient_check
 def test_structure_and_output():
     mlp = L.MLPConvolution2D(3, (4, 5, 6), 3, stride=1, pad=1)
     assert len(mlp) == 3
-    assert [n for n, _ in mlp.namedparams()] == ["/0/W", "/0/b", "/1/W", "/1/b",
-                                                 "/2/W", "/2/b"]
+    assert [n for n, _ in mlp.namedparams()] == [
+        "/0/W",
+        "/0/b",
+        "/1/W",
+        "/1/b",
+        "/2/W",
+        "/2/b",
+    ]
     assert mlp[0].W.shape == (4, 3, 3, 3)
     assert mlp[1].W.shape == (5, 4, 1, 1)
     assert mlp[2].W.shape == (6, 5, 1, 1)
@@ -37,5 +43,6 @@ def test_errors_and_gradient():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((1, 2, 3, 3))
     gy = rng.standard_normal((1, 1, 2, 2))
-    gradient_check.check_backward(mlp, x, gy, params=list(mlp.params()),
-                                  atol=1e-5, rtol=1e-4)
+    gradient_check.check_backward(
+        mlp, x, gy, params=list(mlp.params()), atol=1e-5, rtol=1e-4
+    )

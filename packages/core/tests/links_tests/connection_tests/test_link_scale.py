@@ -19,9 +19,12 @@ def test_learnable_scale_with_bias():
     for p in layer.params():
         p.array = p.array.astype(np.float64)
     rng = np.random.default_rng(0)
-    gradient_check.check_backward(layer, rng.standard_normal((2, 3)),
-                                  rng.standard_normal((2, 3)),
-                                  params=list(layer.params()))
+    gradient_check.check_backward(
+        layer,
+        rng.standard_normal((2, 3)),
+        rng.standard_normal((2, 3)),
+        params=list(layer.params()),
+    )
 
 
 def test_given_scale_and_bias_shape():

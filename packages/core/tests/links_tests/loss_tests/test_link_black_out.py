@@ -38,5 +38,4 @@ def test_sampling_and_gradient():
     assert loss.shape == () and np.isfinite(loss.array)
     bo.W.array = bo.W.array.astype(np.float64)
     bo.sample_data = np.array([[0, 2], [2, 0]], np.int32)
-    gradient_check.check_backward(bo, (x, t), None, params=[bo.W],
-                                  atol=1e-5, rtol=1e-4)
+    gradient_check.check_backward(bo, (x, t), None, params=[bo.W], atol=1e-5, rtol=1e-4)

@@ -60,8 +60,9 @@ def test_gradient_and_save_load(tmp_path):
     def f(*xs_):
         return crf(list(xs_), ys, transpose=True)
 
-    gradient_check.check_backward(f, tuple(xs), None, params=[crf.cost],
-                                  atol=1e-5, rtol=1e-4)
+    gradient_check.check_backward(
+        f, tuple(xs), None, params=[crf.cost], atol=1e-5, rtol=1e-4
+    )
     path = tmp_path / "crf.npz"
     serializers.save_npz(str(path), crf)
     other = L.CRF1d(3)

@@ -18,8 +18,13 @@ def _reference(W, x, t, paths):
 
 
 # Depth-first numbering: root 0, (0, 1) -> 1, ((2, 3), 4) -> 2, (2, 3) -> 3
-PATHS = {0: [(0, 1), (1, 1)], 1: [(0, 1), (1, -1)], 2: [(0, -1), (2, 1), (3, 1)],
-         3: [(0, -1), (2, 1), (3, -1)], 4: [(0, -1), (2, -1)]}
+PATHS = {
+    0: [(0, 1), (1, 1)],
+    1: [(0, 1), (1, -1)],
+    2: [(0, -1), (2, 1), (3, 1)],
+    3: [(0, -1), (2, 1), (3, -1)],
+    4: [(0, -1), (2, -1)],
+}
 
 
 def test_tree_parsing_and_params():
@@ -49,17 +54,21 @@ def test_gradient():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((3, 2))
     t = np.array([4, 0, 3], np.int32)
-    gradient_check.check_backward(hsm, (x, t), None, params=[hsm.W],
-                                  atol=1e-6, rtol=1e-5)
+    gradient_check.check_backward(
+        hsm, (x, t), None, params=[hsm.W], atol=1e-6, rtol=1e-5
+    )
 
 
 def test_huffman_tree():
     counts = {"a": 5, "b": 1, "c": 2, "d": 9}
     assert L.BinaryHierarchicalSoftmax.create_huffman_tree(counts) == (
-        (("b", "c"), "a"), "d")
+        (("b", "c"), "a"),
+        "d",
+    )
     assert L.BinaryHierarchicalSoftmax.create_huffman_tree({7: 1}) == 7
     tree = L.BinaryHierarchicalSoftmax.create_huffman_tree(
-        dict(enumerate([3, 1, 4, 1, 5, 9, 2, 6])))
+        dict(enumerate([3, 1, 4, 1, 5, 9, 2, 6]))
+    )
     hsm = L.BinaryHierarchicalSoftmax(4, tree)
     assert hsm.W.shape == (7, 4)
     with pytest.raises(ValueError, match="empty"):

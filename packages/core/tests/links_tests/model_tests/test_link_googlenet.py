@@ -15,10 +15,28 @@ def model():
 
 def test_structure_like_chainer(model):
     assert model.available_layers == [
-        "conv1", "pool1", "conv2_reduce", "conv2", "pool2", "inception_3a",
-        "inception_3b", "pool3", "inception_4a", "inception_4b", "inception_4c",
-        "inception_4d", "inception_4e", "pool4", "inception_5a", "inception_5b",
-        "pool5", "loss3_fc", "prob", "loss1_fc2", "loss2_fc2"]
+        "conv1",
+        "pool1",
+        "conv2_reduce",
+        "conv2",
+        "pool2",
+        "inception_3a",
+        "inception_3b",
+        "pool3",
+        "inception_4a",
+        "inception_4b",
+        "inception_4c",
+        "inception_4d",
+        "inception_4e",
+        "pool4",
+        "inception_5a",
+        "inception_5b",
+        "pool5",
+        "loss3_fc",
+        "prob",
+        "loss1_fc2",
+        "loss2_fc2",
+    ]
     shapes = {n: p.shape for n, p in model.namedparams()}
     assert shapes["/conv1/W"] == (64, 3, 7, 7)
     assert shapes["/conv2/W"] == (192, 64, 3, 3)
@@ -42,10 +60,14 @@ def test_forward_small_input(model):
 def test_auxiliary_branch_restarts_from_inception_4a(model, monkeypatch):
     seen = []
     # pool5 as a global average so that a 64x64 input gets through loss3_fc
-    monkeypatch.setattr(googlenet, "_average_pooling_2d_k7",
-                        lambda h: h.array.mean(axis=(2, 3), keepdims=True))
-    monkeypatch.setattr(googlenet, "_average_pooling_2d_k5",
-                        lambda h: seen.append(h.shape) or h)
+    monkeypatch.setattr(
+        googlenet,
+        "_average_pooling_2d_k7",
+        lambda h: h.array.mean(axis=(2, 3), keepdims=True),
+    )
+    monkeypatch.setattr(
+        googlenet, "_average_pooling_2d_k5", lambda h: seen.append(h.shape) or h
+    )
     x = np.zeros((1, 3, 64, 64), np.float32)
     out = model(x, layers=["inception_4a", "loss1_fc2"])
     assert seen == [(1, 512, 4, 4)]  # inception_4a's output, not prob's

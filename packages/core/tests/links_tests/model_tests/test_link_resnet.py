@@ -23,7 +23,16 @@ def resnet50():
 
 def test_structure_like_chainer(resnet50):
     assert resnet50.available_layers == [
-        "conv1", "pool1", "res2", "res3", "res4", "res5", "pool5", "fc6", "prob"]
+        "conv1",
+        "pool1",
+        "res2",
+        "res3",
+        "res4",
+        "res5",
+        "pool5",
+        "fc6",
+        "prob",
+    ]
     shapes = {n: p.shape for n, p in resnet50.namedparams()}
     assert shapes["/conv1/W"] == (64, 3, 7, 7) and shapes["/conv1/b"] == (64,)
     assert shapes["/res2/a/conv1/W"] == (64, 64, 1, 1)
@@ -47,8 +56,9 @@ def test_forward_small_input(resnet50):
     assert out["pool1"].shape == (1, 64, 8, 8)
     assert out["res5"].shape == (1, 2048, 1, 1)
     assert out["pool5"].shape == (1, 2048)
-    np.testing.assert_allclose(out["pool5"].array, out["res5"].array[:, :, 0, 0],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        out["pool5"].array, out["res5"].array[:, :, 0, 0], rtol=1e-6
+    )
     np.testing.assert_allclose(out["prob"].array.sum(), 1, rtol=1e-5)
     with kusari.using_config("train", False):
         expect = F.relu(resnet50.bn1(resnet50.conv1(x))).array
@@ -83,15 +93,24 @@ def test_npz_round_trip_with_chainer_keys(tmp_path, resnet50):
     serializers.save_npz(str(path), resnet50, compression=False)
     with np.load(str(path)) as f:
         keys = set(f.files)
-    assert {"conv1/W", "conv1/b", "bn1/avg_mean", "bn1/N", "res2/a/bn4/avg_var",
-            "res4/b5/conv3/W", "fc6/b"} <= keys
+    assert {
+        "conv1/W",
+        "conv1/b",
+        "bn1/avg_mean",
+        "bn1/N",
+        "res2/a/bn4/avg_var",
+        "res4/b5/conv3/W",
+        "fc6/b",
+    } <= keys
     # 162 parameters + avg_mean, avg_var and N of the 53 BatchNormalizations
     assert len(keys) == 321
     loaded = L.ResNet50Layers(pretrained_model=str(path))
-    np.testing.assert_array_equal(loaded.res4.b5.conv3.W.array,
-                                  resnet50.res4.b5.conv3.W.array)
-    np.testing.assert_array_equal(loaded.res5.a.bn4.avg_var,
-                                  resnet50.res5.a.bn4.avg_var)
+    np.testing.assert_array_equal(
+        loaded.res4.b5.conv3.W.array, resnet50.res4.b5.conv3.W.array
+    )
+    np.testing.assert_array_equal(
+        loaded.res5.a.bn4.avg_var, resnet50.res5.a.bn4.avg_var
+    )
 
 
 def test_auto_needs_a_cached_conversion(tmp_path):
@@ -108,8 +127,9 @@ def test_prepare_and_extract(resnet50):
     img = np.full((6, 5, 3), 100, np.uint8)
     out = resnet.prepare(img, size=None)
     assert out.shape == (3, 6, 5) and out.dtype == np.float32
-    np.testing.assert_allclose(out[:, 0, 0], [100 - 103.063, 100 - 115.903,
-                                              100 - 123.152], atol=1e-4)
+    np.testing.assert_allclose(
+        out[:, 0, 0], [100 - 103.063, 100 - 115.903, 100 - 123.152], atol=1e-4
+    )
     with kusari.using_config("train", False):
         feats = resnet50.extract([img], size=(32, 32))
     assert feats["pool5"].shape == (1, 2048)
@@ -125,8 +145,9 @@ def test_predict_oversample(resnet50):
 def test_building_block_chainer_arguments():
     # Chainer's names: n_layers (n_layer= deprecated) and downsample_fb.
     with pytest.warns(DeprecationWarning, match="n_layers"):
-        block = resnet.BuildingBlock(n_layer=2, in_channels=3, mid_channels=2,
-                                     out_channels=4, stride=2)
+        block = resnet.BuildingBlock(
+            n_layer=2, in_channels=3, mid_channels=2, out_channels=4, stride=2
+        )
     assert block._forward == ["a", "b1"]
     assert block.a.conv1.stride == (2, 2) and block.a.conv2.stride == (1, 1)
     fb = resnet.BuildingBlock(1, 3, 2, 4, 2, downsample_fb=True)

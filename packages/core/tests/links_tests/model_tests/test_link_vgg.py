@@ -9,9 +9,29 @@ import kusari.links as L
 from kusari.links.model.vision import _common, vgg
 
 VGG16_LAYERS = [
-    "conv1_1", "conv1_2", "pool1", "conv2_1", "conv2_2", "pool2", "conv3_1",
-    "conv3_2", "conv3_3", "pool3", "conv4_1", "conv4_2", "conv4_3", "pool4",
-    "conv5_1", "conv5_2", "conv5_3", "pool5", "fc6", "fc7", "fc8", "prob"]
+    "conv1_1",
+    "conv1_2",
+    "pool1",
+    "conv2_1",
+    "conv2_2",
+    "pool2",
+    "conv3_1",
+    "conv3_2",
+    "conv3_3",
+    "pool3",
+    "conv4_1",
+    "conv4_2",
+    "conv4_3",
+    "pool4",
+    "conv5_1",
+    "conv5_2",
+    "conv5_3",
+    "pool5",
+    "fc6",
+    "fc7",
+    "fc8",
+    "prob",
+]
 
 
 def _fill_convs(model, seed=0):
@@ -20,7 +40,8 @@ def _fill_convs(model, seed=0):
         if name.startswith("/conv") and name.endswith("/W"):
             fan_in = np.prod(param.shape[1:])
             param.array[...] = rng.standard_normal(param.shape, np.float32) * np.sqrt(
-                2.0 / fan_in)
+                2.0 / fan_in
+            )
 
 
 def _lazy_linear(in_size, out_size, **kwargs):
@@ -50,8 +71,9 @@ def test_structure_like_chainer(vgg16):
     assert shapes["/conv5_3/b"] == (512,)
     assert shapes["/fc6/b"] == (4096,)
     assert shapes["/fc8/b"] == (1000,)
-    fcs = [(vgg16[n].expected_in_size, vgg16[n].out_size)
-           for n in ("fc6", "fc7", "fc8")]
+    fcs = [
+        (vgg16[n].expected_in_size, vgg16[n].out_size) for n in ("fc6", "fc7", "fc8")
+    ]
     assert fcs == [(25088, 4096), (4096, 4096), (4096, 1000)]
 
 
@@ -65,8 +87,9 @@ def test_forward_conv_layers(vgg16):
     expect = F.relu(F.convolution_2d(x, vgg16.conv1_1.W, vgg16.conv1_1.b, 1, 1))
     np.testing.assert_allclose(out["conv1_1"].array, expect.array, rtol=1e-5)
     conv1_2 = vgg16(x, layers=["conv1_2"])["conv1_2"]
-    np.testing.assert_allclose(out["pool1"].array,
-                               F.max_pooling_2d(conv1_2, 2).array, rtol=1e-6)
+    np.testing.assert_allclose(
+        out["pool1"].array, F.max_pooling_2d(conv1_2, 2).array, rtol=1e-6
+    )
 
 
 def test_extract_with_prepare(vgg16):
@@ -92,12 +115,14 @@ def test_prepare():
     img[..., 0] = 200  # red
     out = vgg.prepare(img, size=None)
     assert out.shape == (3, 5, 4) and out.dtype == np.float32
-    np.testing.assert_allclose(out[:, 0, 0], [-103.939, -116.779, 200 - 123.68],
-                               atol=1e-4)
+    np.testing.assert_allclose(
+        out[:, 0, 0], [-103.939, -116.779, 200 - 123.68], atol=1e-4
+    )
     assert vgg.prepare(img, size=(8, 6)).shape == (3, 6, 8)
     gray = vgg.prepare(np.full((1, 4, 4), 10, np.uint8), size=None)
-    np.testing.assert_allclose(gray[:, 0, 0], [10 - 103.939, 10 - 116.779, 10 - 123.68],
-                               atol=1e-4)
+    np.testing.assert_allclose(
+        gray[:, 0, 0], [10 - 103.939, 10 - 116.779, 10 - 123.68], atol=1e-4
+    )
     with kusari.using_config("dtype", np.float64):
         assert vgg.prepare(img, size=None).dtype == np.float64
 

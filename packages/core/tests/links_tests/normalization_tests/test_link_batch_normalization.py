@@ -39,15 +39,17 @@ def test_train_mode_normalizes_and_updates_stats():
 
 
 def test_test_mode_uses_running_stats():
-    bn = L.BatchNormalization(3, initial_avg_mean=np.array([1, 2, 3], np.float32),
-                              initial_avg_var=4.0)
+    bn = L.BatchNormalization(
+        3, initial_avg_mean=np.array([1, 2, 3], np.float32), initial_avg_var=4.0
+    )
     x = _x((4, 3))
     with kusari.using_config("train", False):
         y = bn(x)
     np.testing.assert_allclose(y.array, (x - [1, 2, 3]) / np.sqrt(4 + 2e-5), rtol=1e-5)
     np.testing.assert_array_equal(bn.avg_mean, [1, 2, 3])  # untouched
-    expect = F.fixed_batch_normalization(x, bn.gamma, bn.beta, bn.avg_mean,
-                                         bn.avg_var).array
+    expect = F.fixed_batch_normalization(
+        x, bn.gamma, bn.beta, bn.avg_mean, bn.avg_var
+    ).array
     with kusari.using_config("train", False):
         np.testing.assert_allclose(bn(x).array, expect, rtol=1e-6)
 
@@ -58,8 +60,9 @@ def test_finetune_averages_batches():
     for x in xs:
         bn(x, finetune=True)
     assert bn.N == 3
-    np.testing.assert_allclose(bn.avg_mean, np.mean([x.mean(0) for x in xs], 0),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        bn.avg_mean, np.mean([x.mean(0) for x in xs], 0), rtol=1e-5
+    )
     bn.start_finetuning()
     assert bn.N == 0
 
@@ -83,8 +86,9 @@ def test_tuple_size_and_no_gamma_beta():
     assert bn.gamma is None and bn.beta is None
     assert list(bn.params()) == []
     x = _x((4, 3, 2))
-    np.testing.assert_allclose(bn(x).array, (x - x.mean(0)) / np.sqrt(x.var(0) + 2e-5),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        bn(x).array, (x - x.mean(0)) / np.sqrt(x.var(0) + 2e-5), atol=1e-5
+    )
 
 
 def test_dtype_and_initializers():
@@ -106,8 +110,9 @@ def test_gradient():
     bn.beta.array[...] = rng.uniform(-1, 1, 2)
     x = rng.standard_normal((4, 2, 2))
     gy = rng.standard_normal((4, 2, 2))
-    gradient_check.check_backward(bn, x, gy, params=[bn.gamma, bn.beta],
-                                  atol=1e-5, rtol=1e-4)
+    gradient_check.check_backward(
+        bn, x, gy, params=[bn.gamma, bn.beta], atol=1e-5, rtol=1e-4
+    )
     with kusari.using_config("train", False):
         gradient_check.check_backward(bn, x, gy, params=[bn.gamma, bn.beta])
 

@@ -25,9 +25,17 @@ def test_train_matches_function_and_updates_stats():
     brn = L.BatchRenormalization(3, rmax=2.0, dmax=0.5, decay=0.8)
     x = _x((6, 3)) * 3 + 1
     ref_mean, ref_var = brn.avg_mean.copy(), brn.avg_var.copy()
-    expect = F.batch_renormalization(x, brn.gamma.array, brn.beta.array, 2.0, 0.5,
-                                     running_mean=ref_mean, running_var=ref_var,
-                                     decay=0.8, update_statistics=True).array
+    expect = F.batch_renormalization(
+        x,
+        brn.gamma.array,
+        brn.beta.array,
+        2.0,
+        0.5,
+        running_mean=ref_mean,
+        running_var=ref_var,
+        decay=0.8,
+        update_statistics=True,
+    ).array
     y = brn(x)
     np.testing.assert_allclose(y.array, expect, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(brn.avg_mean, ref_mean, rtol=1e-6)
@@ -38,12 +46,14 @@ def test_train_matches_function_and_updates_stats():
 def test_rmax1_dmax0_is_batch_norm_and_test_mode():
     brn = L.BatchRenormalization(2)
     x = _x((5, 2))
-    np.testing.assert_allclose(brn(x).array, (x - x.mean(0)) / np.sqrt(x.var(0) + 2e-5),
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        brn(x).array, (x - x.mean(0)) / np.sqrt(x.var(0) + 2e-5), rtol=1e-4, atol=1e-5
+    )
     with kusari.using_config("train", False):
         y = brn(x)
     np.testing.assert_allclose(
-        y.array, (x - brn.avg_mean) / np.sqrt(brn.avg_var + 2e-5), rtol=1e-5)
+        y.array, (x - brn.avg_mean) / np.sqrt(brn.avg_var + 2e-5), rtol=1e-5
+    )
     brn(x, finetune=True)
     assert brn.N == 1
     with pytest.raises(TypeError):
@@ -64,5 +74,6 @@ def test_gradient():
 
     # r and d are constants in backprop (as in the paper), so only the
     # parameters' gradients are exact
-    gradient_check.check_backward(f, x, gy, params=[brn.gamma, brn.beta],
-                                  no_grads=[True], atol=1e-5, rtol=1e-4)
+    gradient_check.check_backward(
+        f, x, gy, params=[brn.gamma, brn.beta], no_grads=[True], atol=1e-5, rtol=1e-4
+    )

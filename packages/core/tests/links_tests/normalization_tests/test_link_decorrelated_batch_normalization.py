@@ -35,21 +35,28 @@ def test_train_whitens_and_test_mode():
     for g in (y[:, :2], y[:, 2:]):
         np.testing.assert_allclose(np.cov(g.T, bias=True), np.eye(2), atol=1e-3)
     expect = np.concatenate(
-        [F.decorrelated_batch_normalization(x[:, :2], groups=1).array,
-         F.decorrelated_batch_normalization(x[:, 2:], groups=1).array], axis=1)
+        [
+            F.decorrelated_batch_normalization(x[:, :2], groups=1).array,
+            F.decorrelated_batch_normalization(x[:, 2:], groups=1).array,
+        ],
+        axis=1,
+    )
     np.testing.assert_allclose(y, expect, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(dbn.avg_mean, 0.5 * x.mean(0).reshape(2, 2),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        dbn.avg_mean, 0.5 * x.mean(0).reshape(2, 2), rtol=1e-5, atol=1e-6
+    )
     with kusari.using_config("train", False):
         yt = dbn(x)
     expect_t = F.fixed_decorrelated_batch_normalization(
-        x, dbn.avg_mean, dbn.avg_projection, groups=2).array
+        x, dbn.avg_mean, dbn.avg_projection, groups=2
+    ).array
     np.testing.assert_allclose(yt.array, expect_t, rtol=1e-6)
     dbn.start_finetuning()
     dbn(x, finetune=True)
     assert dbn.N == 1
-    np.testing.assert_allclose(dbn.avg_mean.reshape(-1), x.mean(0), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        dbn.avg_mean.reshape(-1), x.mean(0), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_save_load_and_old_shapes(tmp_path):
@@ -62,8 +69,12 @@ def test_save_load_and_old_shapes(tmp_path):
     np.testing.assert_array_equal(other.avg_projection, dbn.avg_projection)
     # statistics saved without the group axis (old Chainer) are broadcast
     old = tmp_path / "old.npz"
-    np.savez(str(old), avg_mean=np.ones(2, np.float32),
-             avg_projection=2 * np.eye(2, dtype=np.float32), N=np.asarray(0))
+    np.savez(
+        str(old),
+        avg_mean=np.ones(2, np.float32),
+        avg_projection=2 * np.eye(2, dtype=np.float32),
+        N=np.asarray(0),
+    )
     single = L.DecorrelatedBatchNormalization(2, groups=1)
     serializers.load_npz(str(old), single)
     np.testing.assert_array_equal(single.avg_mean, [[1, 1]])

@@ -12,8 +12,9 @@ def test_output_params_and_lazy():
     assert gn.gamma.shape == (4,) and gn.groups == 2 and gn.eps == 1e-5
     x = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(np.float32)
     g = x.reshape(3, 2, -1)
-    expect = ((g - g.mean(2, keepdims=True))
-              / np.sqrt(g.var(2, keepdims=True) + 1e-5)).reshape(x.shape)
+    expect = (
+        (g - g.mean(2, keepdims=True)) / np.sqrt(g.var(2, keepdims=True) + 1e-5)
+    ).reshape(x.shape)
     np.testing.assert_allclose(gn(x).array, expect, rtol=1e-4, atol=1e-5)
     lazy = L.GroupNormalization(4)
     lazy(x)
@@ -27,6 +28,11 @@ def test_gradient():
     for p in gn.params():
         p.array = p.array.astype(np.float64)
     rng = np.random.default_rng(1)
-    gradient_check.check_backward(gn, rng.standard_normal((2, 4, 3)),
-                                  rng.standard_normal((2, 4, 3)),
-                                  params=list(gn.params()), atol=1e-5, rtol=1e-4)
+    gradient_check.check_backward(
+        gn,
+        rng.standard_normal((2, 4, 3)),
+        rng.standard_normal((2, 4, 3)),
+        params=list(gn.params()),
+        atol=1e-5,
+        rtol=1e-4,
+    )

@@ -25,6 +25,11 @@ def test_gradient():
     for p in ln.params():
         p.array = p.array.astype(np.float64)
     rng = np.random.default_rng(1)
-    gradient_check.check_backward(ln, rng.standard_normal((2, 3)),
-                                  rng.standard_normal((2, 3)), params=list(ln.params()),
-                                  atol=1e-5, rtol=1e-4)
+    gradient_check.check_backward(
+        ln,
+        rng.standard_normal((2, 3)),
+        rng.standard_normal((2, 3)),
+        params=list(ln.params()),
+        atol=1e-5,
+        rtol=1e-4,
+    )

@@ -18,6 +18,22 @@ from kusari.functions.activation.softplus import softplus
 from kusari.functions.activation.swish import swish
 from kusari.functions.activation.tanh import tanh
 
-__all__ = ["clipped_relu", "crelu", "elu", "hard_sigmoid", "leaky_relu", "log_softmax",
-           "maxout", "prelu", "relu", "relu6", "rrelu", "selu", "sigmoid", "softmax",
-           "softplus", "swish", "tanh"]
+__all__ = [
+    "clipped_relu",
+    "crelu",
+    "elu",
+    "hard_sigmoid",
+    "leaky_relu",
+    "log_softmax",
+    "maxout",
+    "prelu",
+    "relu",
+    "relu6",
+    "rrelu",
+    "selu",
+    "sigmoid",
+    "softmax",
+    "softplus",
+    "swish",
+    "tanh",
+]

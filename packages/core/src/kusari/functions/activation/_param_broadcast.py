@@ -25,7 +25,7 @@ def check_param(in_types: Any, names: tuple[str, str]) -> None:
         x_type.ndim >= w_type.ndim + 1,
     )
     w_ndim = type_check.eval(w_type.ndim)
-    type_check.expect(x_type.shape[1:1 + w_ndim] == w_type.shape)
+    type_check.expect(x_type.shape[1 : 1 + w_ndim] == w_type.shape)
 
 
 def param_shape(x_shape: tuple[int, ...], w_shape: tuple[int, ...]) -> tuple[int, ...]:

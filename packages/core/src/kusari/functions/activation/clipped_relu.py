@@ -24,10 +24,10 @@ class ClippedReLU(FunctionNode):
         type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         self.mask = (x > 0) & (x < self.cap)
-        return force_array(xp.clip(x, x.dtype.type(0), x.dtype.type(self.cap))),
+        return (force_array(xp.clip(x, x.dtype.type(0), x.dtype.type(self.cap))),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return ReLUGrad(self.mask).apply(grad_outputs)

@@ -22,7 +22,7 @@ class CReLU(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
-        x_type, = in_types
+        (x_type,) = in_types
         type_check.expect(x_type.dtype.kind == "f")
         if self.axis >= 0:
             type_check.expect(x_type.ndim > self.axis)
@@ -30,7 +30,7 @@ class CReLU(FunctionNode):
             type_check.expect(x_type.ndim >= -self.axis)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         axis = self.axis % x.ndim
         self._axis = axis
@@ -39,15 +39,19 @@ class CReLU(FunctionNode):
         self.neg = x < 0
         zero = x.dtype.type(0)
         y = xp.concatenate((xp.maximum(x, zero), xp.maximum(-x, zero)), axis=axis)
-        return force_array(y),
+        return (force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         lead = (slice(None),) * self._axis
         g_pos = get_item(gy, lead + (slice(None, self._n),))
         g_neg = get_item(gy, lead + (slice(self._n, None),))
-        return (ReLUGrad(self.pos).apply((g_pos,))[0]
-                - ReLUGrad(self.neg).apply((g_neg,))[0]),
+        return (
+            (
+                ReLUGrad(self.pos).apply((g_pos,))[0]
+                - ReLUGrad(self.neg).apply((g_neg,))[0]
+            ),
+        )
 
 
 def crelu(x: Any, axis: int = 1) -> Variable:

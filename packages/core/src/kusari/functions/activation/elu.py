@@ -23,13 +23,13 @@ class ELU(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         neg = xp.expm1(xp.minimum(x, x.dtype.type(0))) * x.dtype.type(self.alpha)
-        return force_array(xp.where(x > 0, x, neg), x.dtype),
+        return (force_array(xp.where(x > 0, x, neg), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
+        (x,) = self.get_retained_inputs()
         return ELUGrad(self.alpha).apply((x, grad_outputs[0]))[:1]
 
 
@@ -47,19 +47,21 @@ class ELUGrad(FunctionNode):
         self.pos = pos
         t = x.dtype.type
         slope = xp.where(pos, t(1), xp.exp(xp.minimum(x, t(0))) * t(self.alpha))
-        return force_array(gy * slope, x.dtype),
+        return (force_array(gy * slope, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, gy = self.get_retained_inputs()
-        ggx, = grad_outputs
+        (ggx,) = grad_outputs
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
                 # d/dx of the slope is alpha * exp(x) on the negative side only:
                 # ELUGrad(x, g) - g * (x > 0).
                 g = ggx * gy
-                ret.append(ELUGrad(self.alpha).apply((x, g))[0]
-                           - ReLUGrad(self.pos).apply((g,))[0])
+                ret.append(
+                    ELUGrad(self.alpha).apply((x, g))[0]
+                    - ReLUGrad(self.pos).apply((g,))[0]
+                )
             else:
                 ret.append(ELUGrad(self.alpha).apply((x, ggx))[0])
         return tuple(ret)

@@ -19,12 +19,12 @@ class HardSigmoid(FunctionNode):
         type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         t = x.dtype.type
         y = xp.clip(x * t(0.2) + t(0.5), t(0), t(1))
         self.slope = ((x > -2.5) & (x < 2.5)) * t(0.2)
-        return force_array(y, x.dtype),
+        return (force_array(y, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return ReLUGrad(self.slope).apply(grad_outputs)

@@ -22,12 +22,12 @@ class LeakyReLU(FunctionNode):
         type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         s = x.dtype.type(self.slope)
         pos = x >= 0
         self.factor = xp.where(pos, x.dtype.type(1), s)
-        return force_array(xp.where(pos, x, x * s)),
+        return (force_array(xp.where(pos, x, x * s)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return ReLUGrad(self.factor).apply(grad_outputs)

@@ -18,13 +18,13 @@ class _MaxOverAxis(FunctionNode):
         self.axis = axis
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         idx = xp.expand_dims(x.argmax(axis=self.axis), self.axis)
         shape = [1] * x.ndim
         shape[self.axis] = x.shape[self.axis]
         self.mask = xp.arange(x.shape[self.axis]).reshape(shape) == idx
-        return force_array(xp.take_along_axis(x, idx, self.axis).squeeze(self.axis)),
+        return (force_array(xp.take_along_axis(x, idx, self.axis).squeeze(self.axis)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return _Scatter(self.mask, self.axis).apply(grad_outputs)
@@ -38,10 +38,13 @@ class _Scatter(FunctionNode):
         self.axis = axis
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
+        (gy,) = inputs
         xp = backend.get_array_module(gy)
-        return force_array(xp.where(self.mask, xp.expand_dims(gy, self.axis),
-                                    gy.dtype.type(0))),
+        return (
+            force_array(
+                xp.where(self.mask, xp.expand_dims(gy, self.axis), gy.dtype.type(0))
+            ),
+        )
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return _Gather(self.mask, self.axis).apply(grad_outputs)
@@ -55,9 +58,11 @@ class _Gather(FunctionNode):
         self.axis = axis
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        g, = inputs
+        (g,) = inputs
         xp = backend.get_array_module(g)
-        return force_array(xp.where(self.mask, g, g.dtype.type(0)).sum(axis=self.axis)),
+        return (
+            force_array(xp.where(self.mask, g, g.dtype.type(0)).sum(axis=self.axis)),
+        )
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return _Scatter(self.mask, self.axis).apply(grad_outputs)
@@ -82,19 +87,23 @@ def maxout(x: Any, pool_size: int, axis: int = 1) -> Variable:
     """
     if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size <= 0:
         raise ValueError(
-            f"maxout: pool_size must be a positive integer, got {pool_size!r}")
+            f"maxout: pool_size must be a positive integer, got {pool_size!r}"
+        )
     x_shape = x.shape
     ndim = len(x_shape)
     if not isinstance(axis, int) or not -ndim <= axis < ndim:
         raise ValueError(
-            f"maxout: axis {axis!r} is out of bounds for an input of ndim {ndim}")
+            f"maxout: axis {axis!r} is out of bounds for an input of ndim {ndim}"
+        )
     if x.dtype.kind != "f":
         raise type_check.InvalidType("x.dtype.kind == 'f'", f"x.dtype={x.dtype}")
     axis %= ndim
     if x_shape[axis] % pool_size != 0:
         raise type_check.InvalidType(
             "x.shape[axis] % pool_size == 0",
-            f"x.shape[axis]={x_shape[axis]}, pool_size={pool_size}")
-    shape = (x_shape[:axis] + (x_shape[axis] // pool_size, pool_size)
-             + x_shape[axis + 1:])
+            f"x.shape[axis]={x_shape[axis]}, pool_size={pool_size}",
+        )
+    shape = (
+        x_shape[:axis] + (x_shape[axis] // pool_size, pool_size) + x_shape[axis + 1 :]
+    )
     return _MaxOverAxis(axis + 1).apply((reshape(x, shape),))[0]

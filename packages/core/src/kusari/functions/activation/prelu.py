@@ -22,11 +22,11 @@ class PReLU(FunctionNode):
         x, w = inputs
         xp = backend.get_array_module(x)
         self.neg = x < 0
-        return force_array(xp.where(self.neg, x * _pb.expand_param(w, x.shape), x)),
+        return (force_array(xp.where(self.neg, x * _pb.expand_param(w, x.shape), x)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, w = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         neg = self.neg.astype(x.dtype)
         ret: list[Any] = []
         for i in indexes:

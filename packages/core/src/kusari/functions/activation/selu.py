@@ -8,8 +8,9 @@ from kusari.functions.activation.elu import elu
 from kusari.variable import Variable
 
 
-def selu(x: Any, alpha: float = 1.6732632423543772,
-         scale: float = 1.0507009873554805) -> Variable:
+def selu(
+    x: Any, alpha: float = 1.6732632423543772, scale: float = 1.0507009873554805
+) -> Variable:
     """Scaled ELU, ``scale * elu(x, alpha)``.
 
     Args:

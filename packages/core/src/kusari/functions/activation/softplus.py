@@ -23,17 +23,18 @@ class Softplus(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         bx = x * x.dtype.type(self.beta)
         # max(bx, 0) + log1p(exp(-|bx|)) never overflows.
-        y = (xp.maximum(bx, x.dtype.type(0)) + xp.log1p(xp.exp(-abs(bx)))) \
-            * x.dtype.type(1.0 / self.beta)
-        return force_array(y, x.dtype),
+        y = (
+            xp.maximum(bx, x.dtype.type(0)) + xp.log1p(xp.exp(-abs(bx)))
+        ) * x.dtype.type(1.0 / self.beta)
+        return (force_array(y, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * sigmoid(x * self.beta),
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] * sigmoid(x * self.beta),)
 
 
 def softplus(x: Any, beta: float = 1.0) -> Variable:

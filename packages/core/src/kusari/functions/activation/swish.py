@@ -24,11 +24,11 @@ class Swish(FunctionNode):
         xp = backend.get_array_module(x)
         half = x.dtype.type(0.5)
         bx = x * _pb.expand_param(beta, x.shape)
-        return force_array(x * (xp.tanh(bx * half) * half + half)),
+        return (force_array(x * (xp.tanh(bx * half) * half + half)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, beta = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         bb = _pb.broadcast_param(beta, x.shape)
         s = sigmoid(bb * x)
         ds = s * (1.0 - s)  # sigmoid' at beta * x

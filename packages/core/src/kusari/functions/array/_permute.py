@@ -15,11 +15,11 @@ class Permute(FunctionNode):
         raise NotImplementedError
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._perm = self.perm(x.ndim)
-        return x.transpose(self._perm),
+        return (x.transpose(self._perm),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.transpose import transpose
 
-        return transpose(grad_outputs[0], inverse_permutation(self._perm)),
+        return (transpose(grad_outputs[0], inverse_permutation(self._perm)),)

@@ -42,8 +42,9 @@ def scatter_add_flat(xp: Any, index: Any, values: Any, size: int, dtype: Any) ->
     index = index.ravel()
     if index.size == 0:
         return xp.zeros(size, dtype=dtype)
-    out = xp.bincount(index, weights=values.ravel().astype(numpy.float64, copy=False),
-                      minlength=size)
+    out = xp.bincount(
+        index, weights=values.ravel().astype(numpy.float64, copy=False), minlength=size
+    )
     return out.astype(dtype, copy=False)
 
 

@@ -13,8 +13,9 @@ from kusari.utils import type_check
 from kusari.variable import Variable
 
 
-def _extent(shape: tuple[int, ...], strides: tuple[int, ...],
-            offset: int) -> tuple[int, int]:
+def _extent(
+    shape: tuple[int, ...], strides: tuple[int, ...], offset: int
+) -> tuple[int, int]:
     """The smallest and largest element index the view touches."""
     lo = hi = offset
     if 0 in shape:
@@ -27,13 +28,15 @@ def _extent(shape: tuple[int, ...], strides: tuple[int, ...],
     return lo, hi
 
 
-def _strided(buf: Any, shape: tuple[int, ...], strides: tuple[int, ...],
-             offset: int) -> Any:
+def _strided(
+    buf: Any, shape: tuple[int, ...], strides: tuple[int, ...], offset: int
+) -> Any:
     xp = backend.get_array_module(buf)
     base = buf[offset:]
     item = buf.itemsize
     return xp.lib.stride_tricks.as_strided(
-        base, shape, tuple(s * item for s in strides))
+        base, shape, tuple(s * item for s in strides)
+    )
 
 
 class AsStrided(FunctionNode):
@@ -43,8 +46,10 @@ class AsStrided(FunctionNode):
         self.shape = tuple(int(s) for s in shape)
         self.strides = tuple(int(s) for s in strides)
         if len(self.shape) != len(self.strides):
-            raise ValueError(f"as_strided: shape {self.shape} and strides "
-                             f"{self.strides} have different lengths")
+            raise ValueError(
+                f"as_strided: shape {self.shape} and strides "
+                f"{self.strides} have different lengths"
+            )
         if any(s < 0 for s in self.shape):
             raise ValueError(f"as_strided: negative dimension in shape {self.shape}")
         self.storage_offset = 0 if storage_offset is None else int(storage_offset)
@@ -54,20 +59,24 @@ class AsStrided(FunctionNode):
         size = type_check.eval(in_types[0].size)
         lo, hi = _extent(self.shape, self.strides, self.storage_offset)
         if lo < 0:
-            raise ValueError("as_strided: out of buffer: too small index was specified "
-                             f"(lowest element {lo})")
+            raise ValueError(
+                "as_strided: out of buffer: too small index was specified "
+                f"(lowest element {lo})"
+            )
         if 0 not in self.shape and hi >= size:
-            raise ValueError("as_strided: out of buffer: too large index was specified "
-                             f"(highest element {hi}, input size {size})")
+            raise ValueError(
+                "as_strided: out of buffer: too large index was specified "
+                f"(highest element {hi}, input size {size})"
+            )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_shape = x.shape
         xp = backend.get_array_module(x)
         buf = xp.ascontiguousarray(x).reshape(-1)  # a view when x is contiguous
         lo, _ = _extent(self.shape, self.strides, self.storage_offset)
         y = _strided(buf[lo:], self.shape, self.strides, self.storage_offset - lo)
-        return y,
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return AsStridedGrad(self).apply(grad_outputs)
@@ -80,21 +89,22 @@ class AsStridedGrad(FunctionNode):
         self.fwd = fwd
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
+        (gy,) = inputs
         xp = backend.get_array_module(gy)
         f = self.fwd
         size = int(numpy.prod(f._in_shape, dtype=numpy.int64))
         lo, _ = _extent(f.shape, f.strides, f.storage_offset)
         index = _strided(xp.arange(lo, size), f.shape, f.strides, f.storage_offset - lo)
-        return scatter_add_flat(xp, index, gy, size, gy.dtype).reshape(f._in_shape),
+        return (scatter_add_flat(xp, index, gy, size, gy.dtype).reshape(f._in_shape),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         f = self.fwd
-        return as_strided(grad_outputs[0], f.shape, f.strides, f.storage_offset),
+        return (as_strided(grad_outputs[0], f.shape, f.strides, f.storage_offset),)
 
 
-def as_strided(x: Any, shape: Any, strides: Any, storage_offset: int | None = None
-               ) -> Variable:
+def as_strided(
+    x: Any, shape: Any, strides: Any, storage_offset: int | None = None
+) -> Variable:
     """A strided view of ``x``'s elements (``strides`` in elements, not bytes).
 
     The buffer is ``x``'s elements in C order (a view when ``x`` is

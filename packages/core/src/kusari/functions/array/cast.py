@@ -26,15 +26,15 @@ class Cast(FunctionNode):
         type_check._argname(in_types, ("x",))
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_type = x.dtype
-        return x.astype(self.type, copy=False),
+        return (x.astype(self.type, copy=False),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        g, = grad_outputs
+        (g,) = grad_outputs
         if numpy.dtype(self._in_type).kind != "f":
-            return None,
-        return cast(g, self._in_type),
+            return (None,)
+        return (cast(g, self._in_type),)
 
 
 def cast(x: Any, typ: Any) -> Variable:

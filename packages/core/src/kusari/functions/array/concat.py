@@ -36,12 +36,12 @@ class Concat(FunctionNode):
         axis = self.axis % inputs[0].ndim
         self._axis = axis
         self._sizes = [x.shape[axis] for x in inputs]
-        return xp.concatenate(inputs, axis=axis),
+        return (xp.concatenate(inputs, axis=axis),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.split_axis import split_axis
 
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         points = []
         total = 0
         for s in self._sizes[:-1]:

@@ -25,11 +25,11 @@ class Copy(FunctionNode):
         type_check._argname(in_types, ("x",))
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         y = self.out_device.send(x)
         if y is x:
             y = x.copy()
-        return y,
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return Copy(self.out_device, self._in_device).apply(grad_outputs)

@@ -24,20 +24,21 @@ class Depth2Space(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("X",))
         x = in_types[0]
-        type_check.expect(x.dtype.kind == "f", x.ndim == 4,
-                          x.shape[1] % (self.r * self.r) == 0)
+        type_check.expect(
+            x.dtype.kind == "f", x.ndim == 4, x.shape[1] % (self.r * self.r) == 0
+        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         n, c, h, w = x.shape
         r = self.r
         y = x.reshape(n, r, r, c // (r * r), h, w).transpose(0, 3, 4, 1, 5, 2)
-        return y.reshape(n, c // (r * r), h * r, w * r),
+        return (y.reshape(n, c // (r * r), h * r, w * r),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.space2depth import space2depth
 
-        return space2depth(grad_outputs[0], self.r),
+        return (space2depth(grad_outputs[0], self.r),)
 
 
 def depth2space(X: Any, r: int) -> Variable:

@@ -14,8 +14,9 @@ class ExpandDims(FunctionNode):
 
     def __init__(self, axis: int) -> None:
         if not isinstance(axis, int) or isinstance(axis, bool):
-            raise TypeError(f"expand_dims: axis must be an int, "
-                            f"got {type(axis).__name__}")
+            raise TypeError(
+                f"expand_dims: axis must be an int, got {type(axis).__name__}"
+            )
         self.axis = axis
 
     def check_type_forward(self, in_types: Any) -> None:
@@ -27,10 +28,10 @@ class ExpandDims(FunctionNode):
             type_check.expect(x.ndim >= -self.axis - 1)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_shape = x.shape
         axis = self.axis % (x.ndim + 1)
-        return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:]),
+        return (x.reshape(x.shape[:axis] + (1,) + x.shape[axis:]),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.reshape import Reshape

@@ -16,9 +16,9 @@ class Flatten(FunctionNode):
         type_check._argname(in_types, ("x",))
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_shape = x.shape
-        return x.reshape(-1),
+        return (x.reshape(-1),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.reshape import Reshape

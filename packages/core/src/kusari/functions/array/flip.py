@@ -26,13 +26,13 @@ class Flip(FunctionNode):
             type_check.expect(x.ndim >= -self.axis)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         index = [slice(None)] * x.ndim
         index[self.axis] = slice(None, None, -1)
-        return x[tuple(index)],
+        return (x[tuple(index)],)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return flip(grad_outputs[0], self.axis),
+        return (flip(grad_outputs[0], self.axis),)
 
 
 def flip(x: Any, axis: int) -> Variable:

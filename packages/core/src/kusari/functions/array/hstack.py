@@ -20,5 +20,6 @@ def hstack(xs: Any) -> Variable:
         >>> F.hstack([np.zeros((2, 1), np.float32), np.ones((2, 2), np.float32)]).shape
         (2, 3)
     """
-    return stack_along(xs, "Hstack", 1, lambda s: (1,),
-                       lambda ndim: 0 if ndim == 1 else 1)
+    return stack_along(
+        xs, "Hstack", 1, lambda s: (1,), lambda ndim: 0 if ndim == 1 else 1
+    )

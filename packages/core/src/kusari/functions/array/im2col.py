@@ -21,16 +21,20 @@ def _pair(x: Any, name: str) -> tuple[int, int]:
 class Im2Col(FunctionNode):
     """Patches as channels: ``(n, c, h, w)`` to ``(n, c*kh*kw, out_h, out_w)``."""
 
-    def __init__(self, ksize: Any, stride: Any, pad: Any, cover_all: bool,
-                 dilate: Any) -> None:
+    def __init__(
+        self, ksize: Any, stride: Any, pad: Any, cover_all: bool, dilate: Any
+    ) -> None:
         self.kh, self.kw = _pair(ksize, "ksize")
         self.sy, self.sx = _pair(stride, "stride")
         self.ph, self.pw = _pair(pad, "pad")
         self.dy, self.dx = _pair(dilate, "dilate")
-        if min(self.kh, self.kw, self.sy, self.sx, self.dy, self.dx) < 1 or min(
-                self.ph, self.pw) < 0:
-            raise ValueError("im2col: ksize, stride and dilate must be positive "
-                             "and pad non-negative")
+        if (
+            min(self.kh, self.kw, self.sy, self.sx, self.dy, self.dx) < 1
+            or min(self.ph, self.pw) < 0
+        ):
+            raise ValueError(
+                "im2col: ksize, stride and dilate must be positive and pad non-negative"
+            )
         self.cover_all = cover_all
 
     def check_type_forward(self, in_types: Any) -> None:
@@ -39,12 +43,22 @@ class Im2Col(FunctionNode):
         type_check.expect(x.dtype.kind == "f", x.ndim == 4)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_hw = x.shape[2:]
-        col = im2col_array(x, self.kh, self.kw, self.sy, self.sx, self.ph, self.pw,
-                           self.cover_all, self.dy, self.dx)
+        col = im2col_array(
+            x,
+            self.kh,
+            self.kw,
+            self.sy,
+            self.sx,
+            self.ph,
+            self.pw,
+            self.cover_all,
+            self.dy,
+            self.dx,
+        )
         n, c, kh, kw, oh, ow = col.shape
-        return col.reshape(n, c * kh * kw, oh, ow),
+        return (col.reshape(n, c * kh * kw, oh, ow),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return Im2ColGrad(self, self._in_hw).apply(grad_outputs)
@@ -58,21 +72,28 @@ class Im2ColGrad(FunctionNode):
         self.in_hw = in_hw
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
+        (gy,) = inputs
         f = self.fwd
         n, ckk, oh, ow = gy.shape
         col = gy.reshape(n, ckk // (f.kh * f.kw), f.kh, f.kw, oh, ow)
         h, w = self.in_hw
-        return col2im_array(col, f.sy, f.sx, f.ph, f.pw, h, w, f.dy, f.dx),
+        return (col2im_array(col, f.sy, f.sx, f.ph, f.pw, h, w, f.dy, f.dx),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         f = self.fwd
-        return Im2Col((f.kh, f.kw), (f.sy, f.sx), (f.ph, f.pw), f.cover_all,
-                      (f.dy, f.dx)).apply(grad_outputs)
+        return Im2Col(
+            (f.kh, f.kw), (f.sy, f.sx), (f.ph, f.pw), f.cover_all, (f.dy, f.dx)
+        ).apply(grad_outputs)
 
 
-def im2col(x: Any, ksize: Any, stride: Any = 1, pad: Any = 0, cover_all: bool = False,
-           dilate: Any = 1) -> Variable:
+def im2col(
+    x: Any,
+    ksize: Any,
+    stride: Any = 1,
+    pad: Any = 0,
+    cover_all: bool = False,
+    dilate: Any = 1,
+) -> Variable:
     """Extract patches of an image batch into the channel axis.
 
     Args:

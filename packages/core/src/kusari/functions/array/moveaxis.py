@@ -13,7 +13,8 @@ def _as_axes(a: Any, name: str) -> tuple[int, ...]:
     if isinstance(a, int) and not isinstance(a, bool):
         return (a,)
     if isinstance(a, (tuple, list)) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in a):
+        isinstance(v, int) and not isinstance(v, bool) for v in a
+    ):
         return tuple(a)
     raise TypeError(f"moveaxis: {name} must be an int or a tuple of ints, got {a!r}")
 
@@ -25,9 +26,11 @@ class Moveaxis(Permute):
         self.source = _as_axes(source, "source")
         self.destination = _as_axes(destination, "destination")
         if len(self.source) != len(self.destination):
-            raise ValueError("moveaxis: source and destination must have the same "
-                             f"number of elements, got {self.source} and "
-                             f"{self.destination}")
+            raise ValueError(
+                "moveaxis: source and destination must have the same "
+                f"number of elements, got {self.source} and "
+                f"{self.destination}"
+            )
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))

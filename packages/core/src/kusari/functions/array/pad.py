@@ -29,18 +29,22 @@ class Pad(FunctionNode):
         if mode != "constant" and mode not in _INDEX_MODES:
             raise ValueError(
                 f"pad: mode {mode!r} is not supported; use one of "
-                f"{('constant',) + _INDEX_MODES}")
+                f"{('constant',) + _INDEX_MODES}"
+            )
         allowed = {"constant_values"} if mode == "constant" else {"reflect_type"}
         unknown = set(keywords) - allowed
         if unknown:
-            raise TypeError(f"pad: unexpected keyword argument(s) for mode {mode!r}: "
-                            f"{sorted(unknown)}")
+            raise TypeError(
+                f"pad: unexpected keyword argument(s) for mode {mode!r}: "
+                f"{sorted(unknown)}"
+            )
         if keywords.get("reflect_type", "even") != "even":
             raise ValueError("pad: only reflect_type='even' is supported")
         pw = numpy.asarray(pad_width)
         if pw.dtype.kind not in "iu" or (pw < 0).any():
-            raise ValueError("pad: pad_width must be non-negative ints, "
-                             f"got {pad_width!r}")
+            raise ValueError(
+                f"pad: pad_width must be non-negative ints, got {pad_width!r}"
+            )
         self.pad_width = pad_width
         self.mode = mode
         self.keywords = keywords
@@ -55,26 +59,29 @@ class Pad(FunctionNode):
         except ValueError:
             raise type_check.InvalidType(
                 "pad_width can be broadcast to (in_types[0].ndim, 2)",
-                f"pad_width={self.pad_width!r}, in_types[0].ndim == {ndim}") from None
+                f"pad_width={self.pad_width!r}, in_types[0].ndim == {ndim}",
+            ) from None
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         self._in_shape = x.shape
         self._widths = _widths(self.pad_width, x.ndim)
         if self.mode == "constant":
-            return xp.pad(x, self._widths, mode="constant", **self.keywords),
+            return (xp.pad(x, self._widths, mode="constant", **self.keywords),)
         self._index = _index_map(xp, x.shape, self._widths, self.mode)
-        return x.ravel()[self._index],
+        return (x.ravel()[self._index],)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         if self.mode == "constant":
             from kusari.functions.array.get_item import get_item
 
-            index = tuple(slice(a, a + n) for (a, _), n
-                          in zip(self._widths, self._in_shape, strict=True))
-            return get_item(gy, index),
+            index = tuple(
+                slice(a, a + n)
+                for (a, _), n in zip(self._widths, self._in_shape, strict=True)
+            )
+            return (get_item(gy, index),)
         return _IndexScatter(self._index, self._in_shape).apply((gy,))
 
 
@@ -91,11 +98,12 @@ class _IndexScatter(FunctionNode):
         self.in_shape = in_shape
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
+        (gy,) = inputs
         xp = backend.get_array_module(gy)
         size = int(numpy.prod(self.in_shape, dtype=numpy.int64))
-        return scatter_add_flat(xp, self.index, gy, size, gy.dtype).reshape(
-            self.in_shape),
+        return (
+            scatter_add_flat(xp, self.index, gy, size, gy.dtype).reshape(self.in_shape),
+        )
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return _IndexGather(self.index, self.in_shape).apply(grad_outputs)
@@ -109,8 +117,8 @@ class _IndexGather(FunctionNode):
         self.in_shape = in_shape
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
-        return x.ravel()[self.index],
+        (x,) = inputs
+        return (x.ravel()[self.index],)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return _IndexScatter(self.index, self.in_shape).apply(grad_outputs)

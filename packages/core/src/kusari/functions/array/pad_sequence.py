@@ -23,8 +23,9 @@ class PadSequence(FunctionNode):
         type_check.expect(x0.ndim > 0)
         for i in range(type_check.eval(in_types.size())):
             x = in_types[i]
-            type_check.expect(x.ndim == x0.ndim, x.shape[1:] == x0.shape[1:],
-                              x.dtype == x0.dtype)
+            type_check.expect(
+                x.ndim == x0.ndim, x.shape[1:] == x0.shape[1:], x.dtype == x0.dtype
+            )
             if self.length is not None:
                 type_check.expect(x.shape[0] <= self.length)
 
@@ -37,13 +38,13 @@ class PadSequence(FunctionNode):
         y = xp.empty((len(inputs), length) + x0.shape[1:], dtype=x0.dtype)
         y.fill(self.padding)
         for i, x in enumerate(inputs):
-            y[i, :len(x)] = x
-        return y,
+            y[i, : len(x)] = x
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.get_item import get_item
 
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         return tuple(get_item(gy, (i, slice(0, self._lengths[i]))) for i in indexes)
 
 

@@ -29,8 +29,9 @@ class Permutate(FunctionNode):
 
     def __init__(self, axis: int = 0, inv: bool = False) -> None:
         if not isinstance(axis, int) or isinstance(axis, bool):
-            raise TypeError(f"permutate: axis must be an int, "
-                            f"got {type(axis).__name__}")
+            raise TypeError(
+                f"permutate: axis must be an int, got {type(axis).__name__}"
+            )
         self.axis = axis
         self.inv = inv
 
@@ -41,8 +42,9 @@ class Permutate(FunctionNode):
             type_check.expect(x.ndim >= -self.axis)
         else:
             type_check.expect(x.ndim > self.axis)
-        type_check.expect(ind.dtype.kind == "i", ind.ndim == 1,
-                          x.shape[self.axis] == ind.shape[0])
+        type_check.expect(
+            ind.dtype.kind == "i", ind.ndim == 1, x.shape[self.axis] == ind.shape[0]
+        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((1,))
@@ -52,11 +54,11 @@ class Permutate(FunctionNode):
         xp = backend.get_array_module(x)
         if self.inv:
             ind = xp.argsort(ind)
-        return xp.take(x, ind, axis=self.axis),
+        return (xp.take(x, ind, axis=self.axis),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        gy, = grad_outputs
-        ind, = self.get_retained_inputs()
+        (gy,) = grad_outputs
+        (ind,) = self.get_retained_inputs()
         return permutate(gy, ind.array, self.axis, not self.inv), None
 
 

@@ -17,15 +17,17 @@ def _norm_repeats(repeats: Any) -> tuple[int, ...]:
     if isinstance(repeats, (int, numpy.integer)) and not isinstance(repeats, bool):
         reps: tuple[int, ...] = (int(repeats),)
     elif isinstance(repeats, (tuple, list)) and all(
-            isinstance(r, (int, numpy.integer)) and not isinstance(r, bool)
-            for r in repeats):
+        isinstance(r, (int, numpy.integer)) and not isinstance(r, bool) for r in repeats
+    ):
         reps = tuple(int(r) for r in repeats)
     else:
-        raise TypeError("repeat: repeats must be an int or a tuple of ints, "
-                        f"got {repeats!r}")
+        raise TypeError(
+            f"repeat: repeats must be an int or a tuple of ints, got {repeats!r}"
+        )
     if any(r < 0 for r in reps):
-        raise ValueError(f"repeat: all elements in repeats must be zero or larger, "
-                         f"got {repeats!r}")
+        raise ValueError(
+            f"repeat: all elements in repeats must be zero or larger, got {repeats!r}"
+        )
     return reps
 
 
@@ -51,11 +53,11 @@ class Repeat(FunctionNode):
                 type_check.expect(x.shape[self.axis % ndim] == len(self.repeats))
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         self._in_shape = x.shape
         reps = self.repeats[0] if len(self.repeats) == 1 else self.repeats
-        return xp.repeat(x, reps, axis=self.axis),
+        return (xp.repeat(x, reps, axis=self.axis),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return RepeatGrad(self.repeats, self.axis, self._in_shape).apply(grad_outputs)
@@ -64,35 +66,38 @@ class Repeat(FunctionNode):
 class RepeatGrad(FunctionNode):
     """Sum the gradients of each element's copies."""
 
-    def __init__(self, repeats: tuple[int, ...], axis: int | None,
-                 in_shape: tuple[int, ...]) -> None:
+    def __init__(
+        self, repeats: tuple[int, ...], axis: int | None, in_shape: tuple[int, ...]
+    ) -> None:
         self.repeats = repeats
         self.axis = axis
         self.in_shape = in_shape
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
+        (gy,) = inputs
         xp = backend.get_array_module(gy)
         if self.axis is None:
             n = int(numpy.prod(self.in_shape, dtype=numpy.int64))
-            seg = numpy.repeat(numpy.arange(n), self.repeats if len(self.repeats) > 1
-                               else self.repeats[0])
+            seg = numpy.repeat(
+                numpy.arange(n),
+                self.repeats if len(self.repeats) > 1 else self.repeats[0],
+            )
             gx = scatter_add_flat(xp, xp.asarray(seg), gy, n, gy.dtype)
-            return gx.reshape(self.in_shape),
+            return (gx.reshape(self.in_shape),)
         axis = self.axis % len(self.in_shape)
         n = self.in_shape[axis]
         reps = self.repeats if len(self.repeats) > 1 else self.repeats * n
         if len(set(reps)) == 1:
             r = reps[0]
-            shape = gy.shape[:axis] + (n, r) + gy.shape[axis + 1:]
-            return gy.reshape(shape).sum(axis=axis + 1),
+            shape = gy.shape[:axis] + (n, r) + gy.shape[axis + 1 :]
+            return (gy.reshape(shape).sum(axis=axis + 1),)
         g = xp.moveaxis(gy, axis, 0)
         rest = g.shape[1:]
         inner = int(numpy.prod(rest, dtype=numpy.int64))
         seg = xp.asarray(numpy.repeat(numpy.arange(n), reps))
         index = seg[:, None] * inner + xp.arange(inner)[None, :]
         gx = scatter_add_flat(xp, index, g, n * inner, gy.dtype)
-        return xp.moveaxis(gx.reshape((n,) + rest), 0, axis),
+        return (xp.moveaxis(gx.reshape((n,) + rest), 0, axis),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return Repeat(self.repeats, self.axis).apply(grad_outputs)

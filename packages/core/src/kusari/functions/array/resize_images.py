@@ -13,8 +13,9 @@ from kusari.utils import type_check
 from kusari.variable import Variable
 
 
-def _coords(out_size: int, in_size: int, mode: str,
-            align_corners: bool) -> tuple[Any, Any]:
+def _coords(
+    out_size: int, in_size: int, mode: str, align_corners: bool
+) -> tuple[Any, Any]:
     """Source index (int) and the weight of the next pixel, along one axis."""
     if mode == "bilinear":
         if align_corners:
@@ -33,8 +34,13 @@ def _coords(out_size: int, in_size: int, mode: str,
 class _Plan:
     """Four (index, weight) taps per output pixel, shared by forward/backward."""
 
-    def __init__(self, in_hw: tuple[int, int], out_hw: tuple[int, int], mode: str,
-                 align_corners: bool) -> None:
+    def __init__(
+        self,
+        in_hw: tuple[int, int],
+        out_hw: tuple[int, int],
+        mode: str,
+        align_corners: bool,
+    ) -> None:
         h, w = in_hw
         v, vw = _coords(out_hw[0], h, mode, align_corners)
         u, uw = _coords(out_hw[1], w, mode, align_corners)
@@ -42,8 +48,8 @@ class _Plan:
         u1 = numpy.minimum(u + 1, w - 1)
         idx = [(vv[:, None] * w + uu[None, :]) for vv in (v, v1) for uu in (u, u1)]
         wts = [(a[:, None] * b[None, :]) for a in (1 - vw, vw) for b in (1 - uw, uw)]
-        self.index = numpy.stack(idx)          # (4, out_h, out_w)
-        self.weight = numpy.stack(wts)         # (4, out_h, out_w), float64
+        self.index = numpy.stack(idx)  # (4, out_h, out_w)
+        self.weight = numpy.stack(wts)  # (4, out_h, out_w), float64
         self.in_hw = in_hw
         self.out_hw = out_hw
 
@@ -53,15 +59,17 @@ class _Plan:
         flat = x.reshape(n, c, -1)
         idx = xp.asarray(self.index)
         wt = xp.asarray(self.weight.astype(x.dtype))
-        taps = flat[:, :, idx]                 # (n, c, 4, out_h, out_w)
+        taps = flat[:, :, idx]  # (n, c, 4, out_h, out_w)
         return (taps * wt).sum(axis=2).astype(x.dtype, copy=False)
 
     def adjoint(self, gy: Any) -> Any:
         xp = backend.get_array_module(gy)
         n, c = gy.shape[:2]
         h, w = self.in_hw
-        idx = xp.asarray(self.index)[None] + (xp.arange(n * c) * (h * w))[:, None, None,
-                                                                           None]
+        idx = (
+            xp.asarray(self.index)[None]
+            + (xp.arange(n * c) * (h * w))[:, None, None, None]
+        )
         wt = xp.asarray(self.weight)
         vals = gy.reshape(n * c, 1, *self.out_hw).astype(numpy.float64) * wt
         gx = scatter_add_flat(xp, idx, vals, n * c * h * w, gy.dtype)
@@ -71,15 +79,19 @@ class _Plan:
 class ResizeImages(FunctionNode):
     """Resize ``(n, c, h, w)`` images to ``(n, c, out_h, out_w)``."""
 
-    def __init__(self, output_shape: Any, mode: str = "bilinear",
-                 align_corners: bool = True) -> None:
+    def __init__(
+        self, output_shape: Any, mode: str = "bilinear", align_corners: bool = True
+    ) -> None:
         if mode not in ("bilinear", "nearest"):
-            raise ValueError(f"resize_images: mode must be 'bilinear' or 'nearest', "
-                             f"got {mode!r}")
+            raise ValueError(
+                f"resize_images: mode must be 'bilinear' or 'nearest', got {mode!r}"
+            )
         out = tuple(int(s) for s in output_shape)
         if len(out) != 2 or min(out) < 1:
-            raise ValueError("resize_images: output_shape must be a pair of positive "
-                             f"ints, got {output_shape!r}")
+            raise ValueError(
+                "resize_images: output_shape must be a pair of positive "
+                f"ints, got {output_shape!r}"
+            )
         self.out_hw = out
         self.mode = mode
         self.align_corners = align_corners
@@ -90,10 +102,9 @@ class ResizeImages(FunctionNode):
         type_check.expect(x.dtype.kind == "f", x.ndim == 4)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
-        self._plan = _Plan(x.shape[2:], self.out_hw, self.mode,
-                           self.align_corners)
-        return self._plan.apply(x),
+        (x,) = inputs
+        self._plan = _Plan(x.shape[2:], self.out_hw, self.mode, self.align_corners)
+        return (self._plan.apply(x),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return ResizeImagesGrad(self._plan).apply(grad_outputs)
@@ -106,7 +117,7 @@ class ResizeImagesGrad(FunctionNode):
         self.plan = plan
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        return self.plan.adjoint(inputs[0]),
+        return (self.plan.adjoint(inputs[0]),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return _ResizeApply(self.plan).apply(grad_outputs)
@@ -121,14 +132,15 @@ class _ResizeApply(FunctionNode):
         return "ResizeImages"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        return self.plan.apply(inputs[0]),
+        return (self.plan.apply(inputs[0]),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return ResizeImagesGrad(self.plan).apply(grad_outputs)
 
 
-def resize_images(x: Any, output_shape: Any, mode: str = "bilinear",
-                  align_corners: bool = True) -> Variable:
+def resize_images(
+    x: Any, output_shape: Any, mode: str = "bilinear", align_corners: bool = True
+) -> Variable:
     """Resize a batch of images.
 
     Args:

@@ -15,8 +15,9 @@ class Rollaxis(Permute):
     def __init__(self, axis: int, start: int) -> None:
         for name, v in (("axis", axis), ("start", start)):
             if not isinstance(v, int) or isinstance(v, bool):
-                raise TypeError(f"rollaxis: {name} must be an int, "
-                                f"got {type(v).__name__}")
+                raise TypeError(
+                    f"rollaxis: {name} must be an int, got {type(v).__name__}"
+                )
         self.axis = axis
         self.start = start
 

@@ -31,15 +31,16 @@ class ScatterAdd(FunctionNode):
         try:
             index_add(xp, y, self.slices, b)
         except (IndexError, ValueError) as e:
-            raise type(e)(f"scatter_add: {e} (a.shape={a.shape}, b.shape={b.shape})") \
-                from None
-        return y,
+            raise type(e)(
+                f"scatter_add: {e} (a.shape={a.shape}, b.shape={b.shape})"
+            ) from None
+        return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.get_item import get_item
         from kusari.functions.math.sum import sum_to
 
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         ret = []
         for i in indexes:
             if i == 0:

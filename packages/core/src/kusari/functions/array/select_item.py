@@ -17,22 +17,24 @@ class SelectItem(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "t"))
         x, t = in_types
-        type_check.expect(t.dtype.kind == "i", x.ndim == 2, t.ndim == 1,
-                          x.shape[0] == t.shape[0])
+        type_check.expect(
+            t.dtype.kind == "i", x.ndim == 2, t.ndim == 1, x.shape[0] == t.shape[0]
+        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((1,))
         x, t = inputs
         if kusari.is_debug():
             if not ((0 <= t).all() and (t < x.shape[1]).all()):
-                raise ValueError(f"select_item: out of bounds index (t={t}, "
-                                 f"x.shape={x.shape})")
+                raise ValueError(
+                    f"select_item: out of bounds index (t={t}, x.shape={x.shape})"
+                )
         xp = backend.get_array_module(x)
         self._in_shape = x.shape
-        return x[xp.arange(t.size), t],
+        return (x[xp.arange(t.size), t],)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        t, = self.get_retained_inputs()
+        (t,) = self.get_retained_inputs()
         gx = SelectItemGrad(t.array, self._in_shape).apply(grad_outputs)[0]
         return gx, None
 
@@ -45,14 +47,14 @@ class SelectItemGrad(FunctionNode):
         self.shape = shape
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
+        (gy,) = inputs
         xp = backend.get_array_module(gy)
         gx = xp.zeros(self.shape, dtype=gy.dtype)
         gx[xp.arange(self.t.size), self.t] = gy
-        return gx,
+        return (gx,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        return select_item(grad_outputs[0], self.t),
+        return (select_item(grad_outputs[0], self.t),)
 
 
 def select_item(x: Any, t: Any) -> Variable:

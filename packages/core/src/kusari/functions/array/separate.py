@@ -27,10 +27,10 @@ class Separate(FunctionNode):
             type_check.expect(-self.axis <= x.ndim)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         axis = self.axis % x.ndim
         self._axis = axis
-        self._shape = x.shape[:axis] + x.shape[axis + 1:]
+        self._shape = x.shape[:axis] + x.shape[axis + 1 :]
         self._dtype = x.dtype
         self._xp = backend.get_array_module(x)
         index: list[Any] = [slice(None)] * x.ndim
@@ -43,9 +43,15 @@ class Separate(FunctionNode):
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.stack import stack
 
-        gys = [Variable(self._xp.zeros(self._shape, dtype=self._dtype),
-                        requires_grad=False) if g is None else g for g in grad_outputs]
-        return stack(gys, self._axis),
+        gys = [
+            Variable(
+                self._xp.zeros(self._shape, dtype=self._dtype), requires_grad=False
+            )
+            if g is None
+            else g
+            for g in grad_outputs
+        ]
+        return (stack(gys, self._axis),)
 
 
 def separate(x: Any, axis: int = 0) -> tuple[Variable, ...]:

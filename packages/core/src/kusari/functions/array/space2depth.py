@@ -19,20 +19,24 @@ class Space2Depth(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("X",))
         x = in_types[0]
-        type_check.expect(x.dtype.kind == "f", x.ndim == 4,
-                          x.shape[2] % self.r == 0, x.shape[3] % self.r == 0)
+        type_check.expect(
+            x.dtype.kind == "f",
+            x.ndim == 4,
+            x.shape[2] % self.r == 0,
+            x.shape[3] % self.r == 0,
+        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         n, c, h, w = x.shape
         r = self.r
         y = x.reshape(n, c, h // r, r, w // r, r).transpose(0, 3, 5, 1, 2, 4)
-        return y.reshape(n, r * r * c, h // r, w // r),
+        return (y.reshape(n, r * r * c, h // r, w // r),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.depth2space import depth2space
 
-        return depth2space(grad_outputs[0], self.r),
+        return (depth2space(grad_outputs[0], self.r),)
 
 
 def space2depth(X: Any, r: int) -> Variable:

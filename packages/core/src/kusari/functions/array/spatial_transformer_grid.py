@@ -15,8 +15,9 @@ from kusari.variable import Variable
 def _target_grid(xp: Any, out_hw: tuple[int, int], dtype: Any) -> Any:
     """Homogeneous target coordinates ``(x_t, y_t, 1)``, shape ``(3, H * W)``."""
     h, w = out_hw
-    ys, xs = numpy.meshgrid(numpy.linspace(-1, 1, h), numpy.linspace(-1, 1, w),
-                            indexing="ij")
+    ys, xs = numpy.meshgrid(
+        numpy.linspace(-1, 1, h), numpy.linspace(-1, 1, w), indexing="ij"
+    )
     grid = numpy.stack([xs.ravel(), ys.ravel(), numpy.ones(h * w)])
     return xp.asarray(grid.astype(dtype))
 
@@ -27,31 +28,37 @@ class SpatialTransformerGrid(FunctionNode):
     def __init__(self, output_shape: Any) -> None:
         out = tuple(int(s) for s in output_shape)
         if len(out) != 2 or min(out) < 1:
-            raise ValueError("spatial_transformer_grid: output_shape must be a pair of "
-                             f"positive ints, got {output_shape!r}")
+            raise ValueError(
+                "spatial_transformer_grid: output_shape must be a pair of "
+                f"positive ints, got {output_shape!r}"
+            )
         self.output_shape = out
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("theta",))
         theta = in_types[0]
-        type_check.expect(theta.dtype.kind == "f", theta.ndim == 3,
-                          theta.shape[1] == 2, theta.shape[2] == 3)
+        type_check.expect(
+            theta.dtype.kind == "f",
+            theta.ndim == 3,
+            theta.shape[1] == 2,
+            theta.shape[2] == 3,
+        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        theta, = inputs
+        (theta,) = inputs
         xp = backend.get_array_module(theta)
         self._grid_t = _target_grid(xp, self.output_shape, theta.dtype)
         y = xp.matmul(theta, self._grid_t)
-        return y.reshape((len(theta), 2) + self.output_shape),
+        return (y.reshape((len(theta), 2) + self.output_shape),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.reshape import reshape
         from kusari.functions.math.matmul import matmul
 
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         n = gy.shape[0]
         g = reshape(gy, (n, 2, -1))
-        return matmul(g, self._grid_t, transb=True),
+        return (matmul(g, self._grid_t, transb=True),)
 
 
 def spatial_transformer_grid(theta: Any, output_shape: Any, **kwargs: Any) -> Variable:
@@ -78,8 +85,11 @@ def spatial_transformer_grid(theta: Any, output_shape: Any, **kwargs: Any) -> Va
     """
     if kwargs:
         if "use_cudnn" in kwargs:
-            raise ValueError("spatial_transformer_grid: use_cudnn is not supported "
-                             "anymore; use kusari.using_config('use_cudnn', ...)")
-        raise TypeError(f"spatial_transformer_grid: unexpected keyword arguments "
-                        f"{sorted(kwargs)}")
+            raise ValueError(
+                "spatial_transformer_grid: use_cudnn is not supported "
+                "anymore; use kusari.using_config('use_cudnn', ...)"
+            )
+        raise TypeError(
+            f"spatial_transformer_grid: unexpected keyword arguments {sorted(kwargs)}"
+        )
     return SpatialTransformerGrid(output_shape).apply((theta,))[0]

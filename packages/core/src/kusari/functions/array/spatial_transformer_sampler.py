@@ -24,14 +24,17 @@ def _check(x: Any, grid: Any) -> None:
     elif grid.shape[1] != 2:
         problems.append(("grid.shape[1] == 2", f"{grid.shape[1]} != 2"))
     if x.ndim and grid.ndim and x.shape[0] != grid.shape[0]:
-        problems.append(("x.shape[0] == grid.shape[0]",
-                         f"{x.shape[0]} != {grid.shape[0]}"))
+        problems.append(
+            ("x.shape[0] == grid.shape[0]", f"{x.shape[0]} != {grid.shape[0]}")
+        )
     if problems:
         expect, actual = problems[0]
         raise type_check.InvalidType(
-            expect, actual,
+            expect,
+            actual,
             msg="\nInvalid operation is performed in: SpatialTransformerSampler "
-                f"(Forward)\n\nExpect: {expect}\nActual: {actual}")
+            f"(Forward)\n\nExpect: {expect}\nActual: {actual}",
+        )
 
 
 def spatial_transformer_sampler(x: Any, grid: Any, **kwargs: Any) -> Variable:
@@ -65,10 +68,14 @@ def spatial_transformer_sampler(x: Any, grid: Any, **kwargs: Any) -> Variable:
 
     if kwargs:
         if "use_cudnn" in kwargs:
-            raise ValueError("spatial_transformer_sampler: use_cudnn is not supported "
-                             "anymore; use kusari.using_config('use_cudnn', ...)")
-        raise TypeError(f"spatial_transformer_sampler: unexpected keyword arguments "
-                        f"{sorted(kwargs)}")
+            raise ValueError(
+                "spatial_transformer_sampler: use_cudnn is not supported "
+                "anymore; use kusari.using_config('use_cudnn', ...)"
+            )
+        raise TypeError(
+            f"spatial_transformer_sampler: unexpected keyword arguments "
+            f"{sorted(kwargs)}"
+        )
     x = as_variable(x)
     grid = as_variable(grid)
     _check(x, grid)
@@ -95,9 +102,13 @@ def spatial_transformer_sampler(x: Any, grid: Any, **kwargs: Any) -> Variable:
     flat = transpose(reshape(x_pad, (n, c, (h + 2) * (w + 2))), (0, 2, 1))
     batch = xp.arange(n)[:, None, None]
     y = None
-    for vi, ui, wt in ((v0, u0, du1 * dv1), (v0, u1, du0 * dv1),
-                       (v1, u0, du1 * dv0), (v1, u1, du0 * dv0)):
-        taps = get_item(flat, (batch, vi * (w + 2) + ui))          # (n, oh, ow, c)
+    for vi, ui, wt in (
+        (v0, u0, du1 * dv1),
+        (v0, u1, du0 * dv1),
+        (v1, u0, du1 * dv0),
+        (v1, u1, du0 * dv0),
+    ):
+        taps = get_item(flat, (batch, vi * (w + 2) + ui))  # (n, oh, ow, c)
         wt4 = broadcast_to(reshape(wt, (n, out_h, out_w, 1)), taps.shape)
         term = wt4 * taps
         y = term if y is None else y + term

@@ -18,34 +18,44 @@ class SplitAxis(FunctionNode):
 
     def __init__(self, indices_or_sections: Any, axis: int) -> None:
         if isinstance(indices_or_sections, numpy.ndarray) and (
-                indices_or_sections.ndim == 0):
+            indices_or_sections.ndim == 0
+        ):
             # A 0-d array is a number of sections, as in Chainer.
             indices_or_sections = indices_or_sections[()]
         if isinstance(indices_or_sections, (int, numpy.integer)) and not isinstance(
-                indices_or_sections, bool):
+            indices_or_sections, bool
+        ):
             if indices_or_sections <= 0:
-                raise ValueError("split_axis: the number of sections must be positive, "
-                                 f"got {indices_or_sections}")
+                raise ValueError(
+                    "split_axis: the number of sections must be positive, "
+                    f"got {indices_or_sections}"
+                )
             self.sections: int | None = int(indices_or_sections)
             self.indices: tuple[int, ...] | None = None
         elif isinstance(indices_or_sections, (Sequence, numpy.ndarray)):
             ios = indices_or_sections
             if isinstance(ios, numpy.ndarray) and ios.ndim >= 2:
-                raise TypeError("indices_or_sections must be 1-D sequence "
-                                f"(split_axis got an array of shape {ios.shape})")
+                raise TypeError(
+                    "indices_or_sections must be 1-D sequence "
+                    f"(split_axis got an array of shape {ios.shape})"
+                )
             # Chainer's words; floats would otherwise be truncated silently.
             for i in ios:
                 if not isinstance(i, (int, numpy.integer)) or isinstance(i, bool):
-                    raise TypeError("indices_or_sections must be integers "
-                                    f"(split_axis got {i!r})")
+                    raise TypeError(
+                        f"indices_or_sections must be integers (split_axis got {i!r})"
+                    )
             self.sections = None
             self.indices = tuple(int(i) for i in ios)
         else:
-            raise TypeError("indices_or_sections must be integer or 1-D array.\n"
-                            f"Actual: {type(indices_or_sections)} (split_axis)")
+            raise TypeError(
+                "indices_or_sections must be integer or 1-D array.\n"
+                f"Actual: {type(indices_or_sections)} (split_axis)"
+            )
         if not isinstance(axis, int) or isinstance(axis, bool):
-            raise TypeError(f"split_axis: axis must be an int, "
-                            f"got {type(axis).__name__}")
+            raise TypeError(
+                f"split_axis: axis must be an int, got {type(axis).__name__}"
+            )
         self.axis = axis
 
     def check_type_forward(self, in_types: Any) -> None:
@@ -57,7 +67,7 @@ class SplitAxis(FunctionNode):
             type_check.expect(x.shape[self.axis % ndim] % self.sections == 0)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         axis = self.axis % x.ndim
         n = x.shape[axis]
@@ -78,8 +88,11 @@ class SplitAxis(FunctionNode):
         # numpy.split allows decreasing indices (overlapping or empty pieces);
         # then backward sums padded pieces instead of concatenating them.
         self._spans = spans
-        self._tiles = spans[0][0] == 0 and spans[-1][1] == n and all(
-            a[1] == b[0] for a, b in zip(spans[:-1], spans[1:], strict=True))
+        self._tiles = (
+            spans[0][0] == 0
+            and spans[-1][1] == n
+            and all(a[1] == b[0] for a, b in zip(spans[:-1], spans[1:], strict=True))
+        )
         self._axis = axis
         self._in_shape = x.shape
         self._dtype = x.dtype
@@ -93,11 +106,12 @@ class SplitAxis(FunctionNode):
         gys = []
         for gy, shape in zip(grad_outputs, self._out_shapes, strict=False):
             if gy is None:
-                gy = Variable(self._xp.zeros(shape, dtype=self._dtype),
-                              requires_grad=False)
+                gy = Variable(
+                    self._xp.zeros(shape, dtype=self._dtype), requires_grad=False
+                )
             gys.append(gy)
         if self._tiles:
-            return concat(gys, self._axis),
+            return (concat(gys, self._axis),)
         from kusari.functions.array.pad import pad
 
         n = self._in_shape[self._axis]
@@ -110,13 +124,15 @@ class SplitAxis(FunctionNode):
             piece = pad(g, widths, "constant")
             total = piece if total is None else total + piece
         if total is None:
-            total = Variable(self._xp.zeros(self._in_shape, dtype=self._dtype),
-                             requires_grad=False)
-        return total,
+            total = Variable(
+                self._xp.zeros(self._in_shape, dtype=self._dtype), requires_grad=False
+            )
+        return (total,)
 
 
-def split_axis(x: Any, indices_or_sections: Any, axis: int,
-               force_tuple: bool = True) -> Any:
+def split_axis(
+    x: Any, indices_or_sections: Any, axis: int, force_tuple: bool = True
+) -> Any:
     """Split ``x`` along ``axis`` (the outputs are views).
 
     Args:

@@ -20,8 +20,9 @@ class Squeeze(FunctionNode):
         elif isinstance(axis, tuple) and all(isinstance(a, int) for a in axis):
             self.axis = axis
         else:
-            raise TypeError(f"squeeze: axis must be None, an int or a tuple of ints, "
-                            f"got {axis!r}")
+            raise TypeError(
+                f"squeeze: axis must be None, an int or a tuple of ints, got {axis!r}"
+            )
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
@@ -34,7 +35,7 @@ class Squeeze(FunctionNode):
                     type_check.expect(-x.ndim <= a)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         self._in_shape = x.shape
         if self.axis is None:
             axis = tuple(i for i, s in enumerate(x.shape) if s == 1)
@@ -44,8 +45,9 @@ class Squeeze(FunctionNode):
                 if x.shape[a] != 1:
                     raise ValueError(
                         "squeeze: cannot select an axis to squeeze out which has size "
-                        f"not equal to one (axis {a} of shape {x.shape})")
-        return x.squeeze(axis),
+                        f"not equal to one (axis {a} of shape {x.shape})"
+                    )
+        return (x.squeeze(axis),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.reshape import Reshape

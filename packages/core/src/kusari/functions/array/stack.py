@@ -32,7 +32,7 @@ class Stack(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         xp = backend.get_array_module(*inputs)
         self._axis = self.axis % (inputs[0].ndim + 1)
-        return xp.stack(inputs, axis=self._axis),
+        return (xp.stack(inputs, axis=self._axis),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.separate import separate

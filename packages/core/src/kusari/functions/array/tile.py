@@ -16,14 +16,15 @@ def _norm_reps(reps: Any) -> tuple[int, ...]:
     if isinstance(reps, (int, numpy.integer)) and not isinstance(reps, bool):
         out: tuple[int, ...] = (int(reps),)
     elif isinstance(reps, (tuple, list)) and all(
-            isinstance(r, (int, numpy.integer)) and not isinstance(r, bool)
-            for r in reps):
+        isinstance(r, (int, numpy.integer)) and not isinstance(r, bool) for r in reps
+    ):
         out = tuple(int(r) for r in reps)
     else:
         raise TypeError(f"tile: reps must be an int or a tuple of ints, got {reps!r}")
     if any(r < 0 for r in out):
-        raise ValueError("tile: all elements in reps must be zero or larger, "
-                         f"got {reps!r}")
+        raise ValueError(
+            f"tile: all elements in reps must be zero or larger, got {reps!r}"
+        )
     return out
 
 
@@ -37,16 +38,16 @@ class Tile(FunctionNode):
         type_check._argname(in_types, ("x",))
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         self._in_shape = x.shape
-        return xp.tile(x, self.reps),
+        return (xp.tile(x, self.reps),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.reshape import reshape
         from kusari.functions.math.sum import sum as _sum
 
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         n = max(len(self.reps), len(self._in_shape))
         reps = (1,) * (n - len(self.reps)) + self.reps
         shape = (1,) * (n - len(self._in_shape)) + self._in_shape
@@ -55,7 +56,7 @@ class Tile(FunctionNode):
             split += [r, s]
         g = reshape(gy, tuple(split))
         g = _sum(g, axis=tuple(range(0, 2 * n, 2)))
-        return reshape(g, self._in_shape),
+        return (reshape(g, self._in_shape),)
 
 
 def tile(x: Any, reps: Any) -> Variable:

@@ -19,11 +19,16 @@ def _time_major_index(lengths: list[int]) -> tuple[Any, list[int]]:
     sequence longer than ``t``.
     """
     starts = numpy.concatenate([[0], numpy.cumsum(lengths)[:-1]]).astype(numpy.intp)
-    out_lengths = [sum(1 for n in lengths if n > t) for t in range(lengths[0] if lengths
-                                                                   else 0)]
-    order = numpy.concatenate(
-        [starts[:k] + t for t, k in enumerate(out_lengths)]
-    ).astype(numpy.intp) if out_lengths else numpy.zeros(0, numpy.intp)
+    out_lengths = [
+        sum(1 for n in lengths if n > t) for t in range(lengths[0] if lengths else 0)
+    ]
+    order = (
+        numpy.concatenate([starts[:k] + t for t, k in enumerate(out_lengths)]).astype(
+            numpy.intp
+        )
+        if out_lengths
+        else numpy.zeros(0, numpy.intp)
+    )
     return order, out_lengths
 
 
@@ -34,8 +39,13 @@ class TransposeSequence(FunctionNode):
         n = type_check.eval(in_types.size())
         for i in range(1, n):
             p, x = in_types[i - 1], in_types[i]
-            type_check.expect(p.ndim >= 1, x.ndim == p.ndim, p.shape[0] >= x.shape[0],
-                              p.shape[1:] == x.shape[1:], p.dtype == x.dtype)
+            type_check.expect(
+                p.ndim >= 1,
+                x.ndim == p.ndim,
+                p.shape[0] >= x.shape[0],
+                p.shape[1:] == x.shape[1:],
+                p.dtype == x.dtype,
+            )
         if n:
             type_check.expect(in_types[0].ndim >= 1)
 
@@ -58,8 +68,12 @@ class TransposeSequence(FunctionNode):
         gys = []
         for i, g in enumerate(grad_outputs):
             if g is None:
-                g = Variable(self._xp.zeros((self._out_lengths[i],) + self._row,
-                                            dtype=self._dtype), requires_grad=False)
+                g = Variable(
+                    self._xp.zeros(
+                        (self._out_lengths[i],) + self._row, dtype=self._dtype
+                    ),
+                    requires_grad=False,
+                )
             gys.append(g)
         return transpose_sequence(gys)
 

@@ -24,8 +24,9 @@ class Where(FunctionNode):
         c = self.condition
         type_check.expect(x.dtype == y.dtype)
         if c.dtype != numpy.bool_:
-            raise type_check.InvalidType("condition.dtype == bool",
-                                         f"condition.dtype == {c.dtype}")
+            raise type_check.InvalidType(
+                "condition.dtype == bool", f"condition.dtype == {c.dtype}"
+            )
         type_check.expect_broadcast_shapes(c.shape, x.shape, y.shape)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -34,12 +35,12 @@ class Where(FunctionNode):
         self._shapes = x.shape, y.shape
         if xp is not numpy:  # pragma: no cover - needs CuPy
             self.condition = xp.asarray(self.condition)
-        return xp.asarray(xp.where(self.condition, x, y)),
+        return (xp.asarray(xp.where(self.condition, x, y)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.sum import sum_to
 
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         xp = backend.get_array_module(gy)
         zero = Variable(xp.zeros((), dtype=gy.dtype), requires_grad=False)
         ret = []

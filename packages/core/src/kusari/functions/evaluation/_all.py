@@ -10,5 +10,12 @@ from kusari.functions.evaluation.classification_summary import (
 )
 from kusari.functions.evaluation.r2_score import r2_score
 
-__all__ = ["accuracy", "binary_accuracy", "classification_summary", "f1_score",
-           "precision", "r2_score", "recall"]
+__all__ = [
+    "accuracy",
+    "binary_accuracy",
+    "classification_summary",
+    "f1_score",
+    "precision",
+    "r2_score",
+    "recall",
+]

@@ -19,7 +19,7 @@ def check_scores_and_labels(in_types: Any) -> None:
     type_check.expect(
         y_type.ndim >= t_type.ndim + 1,
         y_type.shape[0] == t_type.shape[0],
-        y_type.shape[2:t_ndim + 1] == t_type.shape[1:],
+        y_type.shape[2 : t_ndim + 1] == t_type.shape[1:],
     )
     for i in range(t_ndim + 1, type_check.eval(y_type.ndim)):
         type_check.expect(y_type.shape[i] == 1)
@@ -40,13 +40,13 @@ class Accuracy(FunctionNode):
         pred = y.argmax(axis=1).reshape(t.shape)
         hit = pred == t
         if self.ignore_label is None:
-            return xp.asarray(hit.mean(dtype=y.dtype)),
+            return (xp.asarray(hit.mean(dtype=y.dtype)),)
         valid = t != self.ignore_label
         total = int(valid.sum())
         if total == 0:
-            return xp.asarray(0.0, dtype=y.dtype),
+            return (xp.asarray(0.0, dtype=y.dtype),)
         count = int((hit & valid).sum())
-        return xp.asarray(count / total, dtype=y.dtype),
+        return (xp.asarray(count / total, dtype=y.dtype),)
 
 
 def accuracy(y: Any, t: Any, ignore_label: int | None = None) -> Variable:

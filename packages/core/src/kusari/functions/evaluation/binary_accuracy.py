@@ -30,7 +30,7 @@ class BinaryAccuracy(FunctionNode):
         valid = t != self.ignore_label
         count = max(1, int(valid.sum()))
         hit = int(((y >= 0).astype(t.dtype) == t).sum())  # t == -1 never matches
-        return xp.asarray(hit / count, dtype=y.dtype),
+        return (xp.asarray(hit / count, dtype=y.dtype),)
 
 
 def binary_accuracy(y: Any, t: Any) -> Variable:

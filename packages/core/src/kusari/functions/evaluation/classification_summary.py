@@ -21,11 +21,13 @@ class ClassificationSummary(FunctionNode):
     """
 
     def __init__(self, label_num: int | None, beta: float, ignore_label: int) -> None:
-        if label_num is not None and (not isinstance(label_num, (int, numpy.integer))
-                                      or label_num <= 0):
+        if label_num is not None and (
+            not isinstance(label_num, (int, numpy.integer)) or label_num <= 0
+        ):
             raise ValueError(
                 f"classification_summary: label_num must be a positive int or None, "
-                f"got {label_num!r}")
+                f"got {label_num!r}"
+            )
         self.label_num = label_num
         self.beta = beta
         self.ignore_label = ignore_label
@@ -47,7 +49,8 @@ class ClassificationSummary(FunctionNode):
         if bool(bad.any()):
             raise ValueError(
                 f"classification_summary: labels must be in [0, {n}) or equal "
-                f"ignore_label ({self.ignore_label}); got {int(t[bad][0])}")
+                f"ignore_label ({self.ignore_label}); got {int(t[bad][0])}"
+            )
         # Ignored samples go to an extra bin ``n`` that is cut off below.
         pred = xp.where(ignored, n, y.argmax(axis=1).ravel())
         true = xp.where(ignored, n, t)
@@ -59,13 +62,21 @@ class ClassificationSummary(FunctionNode):
             recall = tp / support
             b2 = self.beta * self.beta
             fbeta = (1 + b2) * precision * recall / (b2 * precision + recall)
-        return (xp.asarray(precision), xp.asarray(recall),
-                xp.asarray(fbeta, dtype=precision.dtype), support)
+        return (
+            xp.asarray(precision),
+            xp.asarray(recall),
+            xp.asarray(fbeta, dtype=precision.dtype),
+            support,
+        )
 
 
-def classification_summary(y: Any, t: Any, label_num: int | None = None,
-                           beta: float = 1.0,
-                           ignore_label: int = -1) -> tuple[Variable, ...]:
+def classification_summary(
+    y: Any,
+    t: Any,
+    label_num: int | None = None,
+    beta: float = 1.0,
+    ignore_label: int = -1,
+) -> tuple[Variable, ...]:
     """Per-class precision, recall, F-beta score and support.
 
     Args:
@@ -93,8 +104,9 @@ def classification_summary(y: Any, t: Any, label_num: int | None = None,
     return ClassificationSummary(label_num, beta, ignore_label).apply((y, t))
 
 
-def precision(y: Any, t: Any, label_num: int | None = None,
-              ignore_label: int = -1) -> tuple[Variable, Variable]:
+def precision(
+    y: Any, t: Any, label_num: int | None = None, ignore_label: int = -1
+) -> tuple[Variable, Variable]:
     """Per-class precision and support; see :func:`classification_summary`.
 
     Example:
@@ -108,8 +120,9 @@ def precision(y: Any, t: Any, label_num: int | None = None,
     return ret[0], ret[3]
 
 
-def recall(y: Any, t: Any, label_num: int | None = None,
-           ignore_label: int = -1) -> tuple[Variable, Variable]:
+def recall(
+    y: Any, t: Any, label_num: int | None = None, ignore_label: int = -1
+) -> tuple[Variable, Variable]:
     """Per-class recall and support; see :func:`classification_summary`.
 
     Example:
@@ -123,15 +136,21 @@ def recall(y: Any, t: Any, label_num: int | None = None,
     return ret[1], ret[3]
 
 
-def fbeta_score(y: Any, t: Any, label_num: int | None = None, beta: float = 1.0,
-                ignore_label: int = -1) -> tuple[Variable, Variable]:
+def fbeta_score(
+    y: Any,
+    t: Any,
+    label_num: int | None = None,
+    beta: float = 1.0,
+    ignore_label: int = -1,
+) -> tuple[Variable, Variable]:
     """Per-class F-beta score and support; see :func:`classification_summary`."""
     ret = ClassificationSummary(label_num, beta, ignore_label).apply((y, t))
     return ret[2], ret[3]
 
 
-def f1_score(y: Any, t: Any, label_num: int | None = None,
-             ignore_label: int = -1) -> tuple[Variable, Variable]:
+def f1_score(
+    y: Any, t: Any, label_num: int | None = None, ignore_label: int = -1
+) -> tuple[Variable, Variable]:
     """Per-class F1 score and support; see :func:`classification_summary`.
 
     Example:

@@ -13,14 +13,16 @@ from kusari.variable import Variable
 class R2Score(FunctionNode):
     """``1 - SS_res / SS_tot`` per output column (0 where ``SS_tot`` is 0)."""
 
-    def __init__(self, sample_weight: Any = None,
-                 multioutput: str = "uniform_average") -> None:
+    def __init__(
+        self, sample_weight: Any = None, multioutput: str = "uniform_average"
+    ) -> None:
         if sample_weight is not None:
             raise NotImplementedError("r2_score: sample_weight is not supported")
         if multioutput not in ("uniform_average", "raw_values"):
             raise ValueError(
                 "r2_score: multioutput must be 'uniform_average' or 'raw_values', "
-                f"got {multioutput!r}")
+                f"got {multioutput!r}"
+            )
         self.multioutput = multioutput
 
     def check_type_forward(self, in_types: Any) -> None:
@@ -41,12 +43,16 @@ class R2Score(FunctionNode):
         ratio = ss_res / xp.where(zero, 1, ss_tot)
         r2 = xp.where(zero, 0.0, 1 - ratio).astype(pred.dtype)
         if self.multioutput == "uniform_average":
-            return xp.asarray(r2.mean(), dtype=pred.dtype),
-        return xp.asarray(r2),
+            return (xp.asarray(r2.mean(), dtype=pred.dtype),)
+        return (xp.asarray(r2),)
 
 
-def r2_score(pred: Any, true: Any, sample_weight: Any = None,
-             multioutput: str = "uniform_average") -> Variable:
+def r2_score(
+    pred: Any,
+    true: Any,
+    sample_weight: Any = None,
+    multioutput: str = "uniform_average",
+) -> Variable:
     """R^2 (coefficient of determination) of a regression.
 
     Args:

@@ -20,7 +20,8 @@ def check_reduce(fname: str, reduce: str, valid: tuple[str, ...]) -> None:
     if reduce not in valid:
         names = " and ".join(repr(v) for v in valid)
         raise ValueError(
-            f"{fname}: only {names} are valid for 'reduce', but {reduce!r} is given")
+            f"{fname}: only {names} are valid for 'reduce', but {reduce!r} is given"
+        )
 
 
 def as_array(x: Any) -> Any:
@@ -33,8 +34,9 @@ class _quiet:
     def __init__(self, xp: Any) -> None:
         import numpy
 
-        self._ctx = numpy.errstate(divide="ignore", invalid="ignore") \
-            if xp is numpy else None
+        self._ctx = (
+            numpy.errstate(divide="ignore", invalid="ignore") if xp is numpy else None
+        )
 
     def __enter__(self) -> None:
         if self._ctx is not None:
@@ -58,13 +60,13 @@ class Sqrt(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
-        x, = inputs
-        return force_array(backend.get_array_module(x).sqrt(x)),
+        (x,) = inputs
+        return (force_array(backend.get_array_module(x).sqrt(x)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        y, = self.get_retained_outputs()
+        (y,) = self.get_retained_outputs()
         zero = (y.array == 0).astype(y.dtype)
-        return grad_outputs[0] * (1 - zero) / ((y + zero) * 2.0),
+        return (grad_outputs[0] * (1 - zero) / ((y + zero) * 2.0),)
 
 
 def sqrt(x: Any) -> Variable:
@@ -86,8 +88,9 @@ class _TypeCheck(FunctionNode):
         self._check(in_types)
 
 
-def expect_types(label: str, names: tuple[str, ...], inputs: tuple[Any, ...],
-                 check: Any) -> None:
+def expect_types(
+    label: str, names: tuple[str, ...], inputs: tuple[Any, ...], check: Any
+) -> None:
     """Run ``check(in_types)`` like a FunctionNode's type check (same messages)."""
     from kusari.configuration import hot_flags
 

@@ -28,7 +28,7 @@ class AbsoluteError(FunctionNode):
         x0, x1 = inputs
         diff = x0 - x1
         self._sign = backend.get_array_module(diff).sign(diff)
-        return force_array(abs(diff)),
+        return (force_array(abs(diff)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         gx = grad_outputs[0] * self._sign

@@ -68,8 +68,9 @@ def black_out(x: Any, t: Any, W: Any, samples: Any, reduce: str = "mean") -> Var
     t_arr = as_array(t)
     s_arr = as_array(samples)
     n, d = x_arr.shape
-    idx = xp.concatenate([t_arr.reshape(n, 1).astype(numpy.intp),
-                          s_arr.astype(numpy.intp)], axis=1)  # (N, 1 + S)
+    idx = xp.concatenate(
+        [t_arr.reshape(n, 1).astype(numpy.intp), s_arr.astype(numpy.intp)], axis=1
+    )  # (N, 1 + S)
     w = get_item(W, idx)
     y = _sum(w * reshape(x, (n, 1, d)), axis=2)  # (N, 1 + S)
     logz = logsumexp(y, axis=1)  # (N,)

@@ -21,7 +21,8 @@ class Contrastive(FunctionNode):
     def __init__(self, margin: float, reduce: str = "mean") -> None:
         if margin <= 0:
             raise ValueError(
-                f"contrastive: margin should be positive value, got {margin}")
+                f"contrastive: margin should be positive value, got {margin}"
+            )
         check_reduce("contrastive", reduce, ("mean", "no"))
         self.margin = margin
         self.reduce = reduce
@@ -51,8 +52,8 @@ class Contrastive(FunctionNode):
         yf = y.astype(x0.dtype)
         loss = (yf * dist_sq + (1 - yf) * mdist * mdist) * x0.dtype.type(0.5)
         if self.reduce == "mean":
-            return force_array(loss.sum() / x0.shape[0], x0.dtype),
-        return force_array(loss, x0.dtype),
+            return (force_array(loss.sum() / x0.shape[0], x0.dtype),)
+        return (force_array(loss, x0.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.activation.relu import relu
@@ -61,12 +62,12 @@ class Contrastive(FunctionNode):
         from kusari.functions.math.sum import sum as _sum
 
         x0, x1, y = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         n, dim = x0.shape
         dtype = x0.dtype
         diff = x0 - x1
         dist_sq = _sum(diff * diff, axis=1)
-        floor_sq = max(_DIST_FLOOR ** 2, float(numpy.finfo(dtype).tiny))
+        floor_sq = max(_DIST_FLOOR**2, float(numpy.finfo(dtype).tiny))
         small = (dist_sq.array < floor_sq).astype(dtype)
         dist = sqrt(dist_sq * (1 - small) + small * floor_sq)
         yf = y.array.astype(dtype)
@@ -75,13 +76,14 @@ class Contrastive(FunctionNode):
         else:
             alpha = reshape(gy, (n, 1))
         mdist = relu(self.margin - dist)
-        coeff = (yf - (1 - yf) * mdist / dist)  # (n,)
+        coeff = yf - (1 - yf) * mdist / dist  # (n,)
         gx0 = broadcast_to(alpha * reshape(coeff, (n, 1)), (n, dim)) * diff
         return tuple(gx0 if i == 0 else -gx0 if i == 1 else None for i in indexes)
 
 
-def contrastive(x0: Any, x1: Any, y: Any, margin: float = 1,
-                reduce: str = "mean") -> Variable:
+def contrastive(
+    x0: Any, x1: Any, y: Any, margin: float = 1, reduce: str = "mean"
+) -> Variable:
     """Contrastive loss between pairs ``x0[i]``, ``x1[i]`` labelled ``y[i]``.
 
     Similar pairs (``y = 1``) are pulled together; dissimilar ones

@@ -24,18 +24,22 @@ def _check_inputs(fname: str, cost: Any, xs: Sequence[Any]) -> None:
         raise ValueError(f"{fname}: xs must not be empty")
     c = as_array(cost)
     if c.ndim != 2 or c.shape[0] != c.shape[1]:
-        raise ValueError(f"{fname}: cost must be a square matrix (K, K), got shape "
-                         f"{c.shape}")
+        raise ValueError(
+            f"{fname}: cost must be a square matrix (K, K), got shape {c.shape}"
+        )
     prev = None
     for i, x in enumerate(xs):
         shape = as_array(x).shape
         if len(shape) != 2 or shape[1] != c.shape[0]:
-            raise ValueError(f"{fname}: xs[{i}] must have shape (B_{i}, {c.shape[0]}), "
-                             f"got {shape}")
+            raise ValueError(
+                f"{fname}: xs[{i}] must have shape (B_{i}, {c.shape[0]}), got {shape}"
+            )
         if prev is not None and shape[0] > prev:
-            raise ValueError(f"{fname}: batch sizes of xs must not increase (sort the "
-                             f"sequences by decreasing length); xs[{i}] has {shape[0]} "
-                             f"rows after {prev}")
+            raise ValueError(
+                f"{fname}: batch sizes of xs must not increase (sort the "
+                f"sequences by decreasing length); xs[{i}] has {shape[0]} "
+                f"rows after {prev}"
+            )
         prev = shape[0]
 
 
@@ -62,8 +66,9 @@ def _path_score(cost: Any, xs: Sequence[Any], ys: Sequence[Any]) -> Variable:
     return score
 
 
-def crf1d(cost: Any, xs: Sequence[Any], ys: Sequence[Any],
-          reduce: str = "mean") -> Variable:
+def crf1d(
+    cost: Any, xs: Sequence[Any], ys: Sequence[Any], reduce: str = "mean"
+) -> Variable:
     """Negative log-likelihood of label sequences under a linear-chain CRF.
 
     ``p(y | x) = exp(sum_t x_t[y_t] + sum_t cost[y_{t-1}, y_t]) / Z(x)``.
@@ -96,8 +101,9 @@ def crf1d(cost: Any, xs: Sequence[Any], ys: Sequence[Any],
     check_reduce("crf1d", reduce, ("mean", "no"))
     _check_inputs("crf1d", cost, xs)
     if len(ys) != len(xs):
-        raise ValueError(f"crf1d: xs and ys must have the same length, got {len(xs)} "
-                         f"and {len(ys)}")
+        raise ValueError(
+            f"crf1d: xs and ys must have the same length, got {len(xs)} and {len(ys)}"
+        )
     n_label = as_array(cost).shape[0]
     n_batch = as_array(xs[0]).shape[0]
     cost_b = reshape(cost, (1, n_label, n_label))

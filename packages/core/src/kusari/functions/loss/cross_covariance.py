@@ -43,14 +43,14 @@ class CrossCovariance(FunctionNode):
         zc = z - z.mean(axis=0, keepdims=True)
         cov = yc.T.dot(zc) * y.dtype.type(1.0 / y.shape[0])
         if self.reduce == "no":
-            return force_array(cov, y.dtype),
-        return force_array((cov * cov).sum() * y.dtype.type(0.5), y.dtype),
+            return (force_array(cov, y.dtype),)
+        return (force_array((cov * cov).sum() * y.dtype.type(0.5), y.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.matmul import matmul
 
         y, z = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         inv_n = 1.0 / y.shape[0]
         yc = _centered(y)
         zc = _centered(z)

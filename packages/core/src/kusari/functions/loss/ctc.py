@@ -36,17 +36,22 @@ class ConnectionistTemporalClassification(FunctionNode):
         il, ll, t = in_types[0], in_types[1], in_types[2]
         x0 = in_types[3]
         type_check.expect(
-            il.dtype.kind == "i", il.ndim == 1,
-            ll.dtype.kind == "i", ll.ndim == 1,
-            t.dtype.kind == "i", t.ndim == 2,
-            x0.dtype.kind == "f", x0.ndim == 2,
+            il.dtype.kind == "i",
+            il.ndim == 1,
+            ll.dtype.kind == "i",
+            ll.ndim == 1,
+            t.dtype.kind == "i",
+            t.ndim == 2,
+            x0.dtype.kind == "f",
+            x0.ndim == 2,
             t.shape[0] == x0.shape[0],
             il.shape[0] == x0.shape[0],
             ll.shape[0] == x0.shape[0],
         )
         for i in range(4, type_check.eval(in_types.size())):
-            type_check.expect(in_types[i].dtype == x0.dtype,
-                              in_types[i].shape == x0.shape)
+            type_check.expect(
+                in_types[i].dtype == x0.dtype, in_types[i].shape == x0.shape
+            )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         input_length, label_length, t = inputs[:3]
@@ -63,15 +68,18 @@ class ConnectionistTemporalClassification(FunctionNode):
         if bool(((il < 1) | (il > n_time)).any()):
             raise ValueError(
                 f"connectionist_temporal_classification: input_length must be in "
-                f"[1, {n_time}], got {il.tolist()}")
+                f"[1, {n_time}], got {il.tolist()}"
+            )
         if bool(((ll < 0) | (ll > max_label)).any()):
             raise ValueError(
                 f"connectionist_temporal_classification: label_length must be in "
-                f"[0, {max_label}], got {ll.tolist()}")
+                f"[0, {max_label}], got {ll.tolist()}"
+            )
         if t.size and bool(((t < 0) | (t >= n_vocab)).any()):
             raise ValueError(
                 "connectionist_temporal_classification: labels must be in "
-                f"[0, {n_vocab})")
+                f"[0, {n_vocab})"
+            )
 
         x = xp.stack(xs).astype(work, copy=False)  # (T, B, V)
         m = x.max(axis=2, keepdims=True)
@@ -100,8 +108,9 @@ class ConnectionistTemporalClassification(FunctionNode):
                 prev = alpha[step - 1]
                 a = prev.copy()
                 a[:, 1:] = xp.logaddexp(a[:, 1:], prev[:, :-1])
-                a[:, 2:] = xp.where(skip[:, 2:], xp.logaddexp(a[:, 2:], prev[:, :-2]),
-                                    a[:, 2:])
+                a[:, 2:] = xp.where(
+                    skip[:, 2:], xp.logaddexp(a[:, 2:], prev[:, :-2]), a[:, 2:]
+                )
                 a = xp.where(in_range, a + lp[step], neg_inf)
                 alpha[step] = xp.where((step < il)[:, None], a, prev)
 
@@ -109,12 +118,16 @@ class ConnectionistTemporalClassification(FunctionNode):
             for step in range(n_time - 1, -1, -1):
                 r = nxt.copy()
                 r[:, :-1] = xp.logaddexp(r[:, :-1], nxt[:, 1:])
-                r[:, :-2] = xp.where(skip[:, 2:], xp.logaddexp(r[:, :-2], nxt[:, 2:]),
-                                     r[:, :-2])
+                r[:, :-2] = xp.where(
+                    skip[:, 2:], xp.logaddexp(r[:, :-2], nxt[:, 2:]), r[:, :-2]
+                )
                 r = r + lp[step]
                 start = xp.where(ends, lp[step], neg_inf)
-                cur = xp.where((step == il - 1)[:, None], start,
-                               xp.where((step < il - 1)[:, None], r, neg_inf))
+                cur = xp.where(
+                    (step == il - 1)[:, None],
+                    start,
+                    xp.where((step < il - 1)[:, None], r, neg_inf),
+                )
                 beta[step] = cur
                 nxt = cur
 
@@ -135,8 +148,8 @@ class ConnectionistTemporalClassification(FunctionNode):
         self._grad = grad
         loss = -log_lik
         if self.reduce == "mean":
-            return force_array(xp.asarray(loss.mean()), dtype),
-        return force_array(loss, dtype),
+            return (force_array(xp.asarray(loss.mean()), dtype),)
+        return (force_array(loss, dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         # Chainer's CTC is not twice differentiable: the gradient is returned
@@ -160,8 +173,13 @@ class ConnectionistTemporalClassification(FunctionNode):
 
 
 def connectionist_temporal_classification(
-        x: Any, t: Any, blank_symbol: int, input_length: Any = None,
-        label_length: Any = None, reduce: str = "mean") -> Variable:
+    x: Any,
+    t: Any,
+    blank_symbol: int,
+    input_length: Any = None,
+    label_length: Any = None,
+    reduce: str = "mean",
+) -> Variable:
     """Connectionist temporal classification loss.
 
     ``-log p(t | x)`` summed over all alignments of the label sequence
@@ -189,29 +207,39 @@ def connectionist_temporal_classification(
         0.6931
     """
     if not isinstance(x, collections.abc.Sequence):
-        raise TypeError("connectionist_temporal_classification: x must be a list "
-                        f"of Variables, got {type(x).__name__}")
+        raise TypeError(
+            "connectionist_temporal_classification: x must be a list "
+            f"of Variables, got {type(x).__name__}"
+        )
     if isinstance(blank_symbol, bool) or not isinstance(
-            blank_symbol, (int, numpy.integer)):
-        raise TypeError("connectionist_temporal_classification: blank_symbol must be "
-                        f"non-negative integer, got {blank_symbol!r}")
+        blank_symbol, (int, numpy.integer)
+    ):
+        raise TypeError(
+            "connectionist_temporal_classification: blank_symbol must be "
+            f"non-negative integer, got {blank_symbol!r}"
+        )
     check_reduce("connectionist_temporal_classification", reduce, ("mean", "no"))
     if len(x) == 0:
         raise ValueError("connectionist_temporal_classification: x must not be empty")
     x0 = as_array(x[0])
     if x0.ndim != 2:
-        raise ValueError("connectionist_temporal_classification: each x[i] must be "
-                         f"2-dimensional (B, V), got shape {x0.shape}")
+        raise ValueError(
+            "connectionist_temporal_classification: each x[i] must be "
+            f"2-dimensional (B, V), got shape {x0.shape}"
+        )
     if not 0 <= blank_symbol < x0.shape[1]:
-        raise ValueError("connectionist_temporal_classification: blank_symbol must be "
-                         f"in [0, {x0.shape[1]}), got {blank_symbol}")
+        raise ValueError(
+            "connectionist_temporal_classification: blank_symbol must be "
+            f"in [0, {x0.shape[1]}), got {blank_symbol}"
+        )
     xp = backend.get_array_module(x0)
     t_arr = as_array(t)
     if input_length is None:
         input_length = xp.full(x0.shape[0], len(x), dtype=numpy.int32)
     if label_length is None:
-        label_length = xp.full(t_arr.shape[0], t_arr.shape[1] if t_arr.ndim == 2 else 0,
-                               dtype=numpy.int32)
+        label_length = xp.full(
+            t_arr.shape[0], t_arr.shape[1] if t_arr.ndim == 2 else 0, dtype=numpy.int32
+        )
     node = ConnectionistTemporalClassification(int(blank_symbol), reduce)
     # Labels and lengths are small host-side arrays more often than not; move
     # them to x's device instead of failing deep inside an indexing kernel.

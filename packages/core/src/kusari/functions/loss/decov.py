@@ -21,34 +21,34 @@ class DeCov(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("h",))
-        h, = in_types
+        (h,) = in_types
         type_check.expect(h.dtype.kind == "f", h.ndim == 2)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        h, = inputs
+        (h,) = inputs
         xp = backend.get_array_module(h)
         n, m = h.shape
         self._off = (1 - xp.eye(m, dtype=h.dtype)) * h.dtype.type(1.0 / n)
         hc = h - h.mean(axis=0, keepdims=True)
         cov = hc.T.dot(hc) * self._off
         if self.reduce == "no":
-            return force_array(cov, h.dtype),
-        return force_array((cov * cov).sum() * h.dtype.type(0.5), h.dtype),
+            return (force_array(cov, h.dtype),)
+        return (force_array((cov * cov).sum() * h.dtype.type(0.5), h.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.transpose import transpose
         from kusari.functions.math.matmul import matmul
 
-        h, = self.get_retained_inputs()
-        gy, = grad_outputs
+        (h,) = self.get_retained_inputs()
+        (gy,) = grad_outputs
         hc = _centered(h)
         if self.reduce == "no":
             g_cov = gy * self._off
         else:
             g_cov = matmul(hc, hc, transa=True) * self._off * self._off * gy
         # The batch mean of hc is zero, so centring adds nothing here.
-        return matmul(hc, g_cov + transpose(g_cov)),
+        return (matmul(hc, g_cov + transpose(g_cov)),)
 
 
 def decov(h: Any, reduce: str = "half_squared_sum") -> Variable:

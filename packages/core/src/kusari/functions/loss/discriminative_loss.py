@@ -19,16 +19,24 @@ def _norm_fn(norm: int) -> Any:
         return lambda x, axis: _sum(absolute(x), axis=axis)
     if norm == 2:
         return lambda x, axis: sqrt(_sum(x * x, axis=axis))
-    raise ValueError("For discriminative loss, norm can only be 1 or 2. "
-                     f"Obtained the value : {norm}")
+    raise ValueError(
+        f"For discriminative loss, norm can only be 1 or 2. Obtained the value : {norm}"
+    )
 
 
 class DiscriminativeMarginBasedClusteringLoss:
     """Callable form of :func:`discriminative_margin_based_clustering_loss`."""
 
-    def __init__(self, delta_v: float = 0.5, delta_d: float = 1.5,
-                 max_embedding_dim: int = 10, norm: int = 1, alpha: float = 1.0,
-                 beta: float = 1.0, gamma: float = 0.001) -> None:
+    def __init__(
+        self,
+        delta_v: float = 0.5,
+        delta_d: float = 1.5,
+        max_embedding_dim: int = 10,
+        norm: int = 1,
+        alpha: float = 1.0,
+        beta: float = 1.0,
+        gamma: float = 0.001,
+    ) -> None:
         if max_embedding_dim <= 0:
             raise ValueError("Max number of embeddings has to be positive!")
         self.delta_v = delta_v
@@ -39,8 +47,9 @@ class DiscriminativeMarginBasedClusteringLoss:
         self.gamma = gamma
         self.norm = _norm_fn(norm)
 
-    def __call__(self, embeddings: Any,
-                 labels: Any) -> tuple[Variable, Variable, Variable]:
+    def __call__(
+        self, embeddings: Any, labels: Any
+    ) -> tuple[Variable, Variable, Variable]:
         from kusari.functions.activation.relu import relu
         from kusari.functions.array.get_item import get_item
         from kusari.functions.array.reshape import reshape
@@ -48,18 +57,24 @@ class DiscriminativeMarginBasedClusteringLoss:
 
         emb_arr = as_array(embeddings)
         if emb_arr.ndim != 4:
-            raise ValueError("discriminative_margin_based_clustering_loss: embeddings "
-                             f"must be (B, D, H, W), got shape {emb_arr.shape}")
+            raise ValueError(
+                "discriminative_margin_based_clustering_loss: embeddings "
+                f"must be (B, D, H, W), got shape {emb_arr.shape}"
+            )
         n_batch, n_dim, height, width = emb_arr.shape
         n_cluster = self.max_embedding_dim
         if n_dim != n_cluster:
-            raise ValueError("discriminative_margin_based_clustering_loss: "
-                             f"max_embedding_dim ({n_cluster}) must equal "
-                             f"embeddings.shape[1] ({n_dim})")
+            raise ValueError(
+                "discriminative_margin_based_clustering_loss: "
+                f"max_embedding_dim ({n_cluster}) must equal "
+                f"embeddings.shape[1] ({n_dim})"
+            )
         lab = as_array(labels)
         if lab.shape != (n_batch, height, width):
-            raise ValueError("discriminative_margin_based_clustering_loss: labels must "
-                             f"have shape {(n_batch, height, width)}, got {lab.shape}")
+            raise ValueError(
+                "discriminative_margin_based_clustering_loss: labels must "
+                f"have shape {(n_batch, height, width)}, got {lab.shape}"
+            )
         xp = backend.get_array_module(emb_arr)
         dtype = emb_arr.dtype
         # masks: (C, B, 1, H, W), one per instance id 1..C (0 is background)
@@ -88,9 +103,16 @@ class DiscriminativeMarginBasedClusteringLoss:
 
 
 def discriminative_margin_based_clustering_loss(
-        embeddings: Any, labels: Any, delta_v: float, delta_d: float,
-        max_embedding_dim: int, norm: int = 1, alpha: float = 1.0, beta: float = 1.0,
-        gamma: float = 0.001) -> tuple[Variable, Variable, Variable]:
+    embeddings: Any,
+    labels: Any,
+    delta_v: float,
+    delta_d: float,
+    max_embedding_dim: int,
+    norm: int = 1,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    gamma: float = 0.001,
+) -> tuple[Variable, Variable, Variable]:
     """Discriminative margin-based clustering loss for instance segmentation.
 
     Pixel embeddings of one instance are pulled towards the instance's mean
@@ -125,5 +147,6 @@ def discriminative_margin_based_clustering_loss(
         (0.0, 9.0, 0.0)
     """
     loss = DiscriminativeMarginBasedClusteringLoss(
-        delta_v, delta_d, max_embedding_dim, norm, alpha, beta, gamma)
+        delta_v, delta_d, max_embedding_dim, norm, alpha, beta, gamma
+    )
     return loss(embeddings, labels)

@@ -17,7 +17,8 @@ class Hinge(FunctionNode):
     def __init__(self, norm: str = "L1", reduce: str = "mean") -> None:
         if norm not in ("L1", "L2"):
             raise NotImplementedError(
-                f"hinge: norm should be either 'L1' or 'L2', but {norm!r} is given")
+                f"hinge: norm should be either 'L1' or 'L2', but {norm!r} is given"
+            )
         check_reduce("hinge", reduce, ("mean", "no"))
         self.norm = norm
         self.reduce = reduce
@@ -38,8 +39,10 @@ class Hinge(FunctionNode):
         xp = backend.get_array_module(x)
         n, k = x.shape
         if bool(((t < 0) | (t >= k)).any()):
-            raise ValueError(f"hinge: labels must be in [0, {k}), got "
-                             f"{t[(t < 0) | (t >= k)][:5].tolist()}")
+            raise ValueError(
+                f"hinge: labels must be in [0, {k}), got "
+                f"{t[(t < 0) | (t >= k)][:5].tolist()}"
+            )
         self.retain_inputs((0,))
         sign = -xp.ones_like(x)
         sign[xp.arange(n), t] = 1
@@ -47,15 +50,15 @@ class Hinge(FunctionNode):
         margin = xp.maximum(0, 1 - sign * x)
         loss = margin * margin if self.norm == "L2" else margin
         if self.reduce == "mean":
-            return force_array(loss.sum() / max(n, 1), x.dtype),
-        return force_array(loss, x.dtype),
+            return (force_array(loss.sum() / max(n, 1), x.dtype),)
+        return (force_array(loss, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.activation.relu import relu
         from kusari.functions.array.broadcast import broadcast_to
 
-        x, = self.get_retained_inputs()
-        gy, = grad_outputs
+        (x,) = self.get_retained_inputs()
+        (gy,) = grad_outputs
         if self.reduce == "mean":
             gy = broadcast_to(gy * (1.0 / max(x.shape[0], 1)), x.shape)
         neg_sign = -self._sign

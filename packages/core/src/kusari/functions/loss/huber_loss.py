@@ -35,18 +35,21 @@ class HuberLoss(FunctionNode):
         adiff = abs(diff)
         delta = x.dtype.type(self.delta)
         self._mask = (adiff <= delta).astype(x.dtype)
-        y = xp.where(adiff <= delta, diff * diff * x.dtype.type(0.5),
-                     delta * (adiff - delta * x.dtype.type(0.5)))
+        y = xp.where(
+            adiff <= delta,
+            diff * diff * x.dtype.type(0.5),
+            delta * (adiff - delta * x.dtype.type(0.5)),
+        )
         if self.reduce == "sum_along_second_axis":
             y = y.sum(axis=1)
-        return force_array(y, x.dtype),
+        return (force_array(y, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
         from kusari.functions.array.reshape import reshape
 
         x, t = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         xp = backend.get_array_module(x.array)
         diff = x - t
         outside = (1 - self._mask) * (self.delta * xp.sign(diff.array)).astype(x.dtype)
@@ -59,8 +62,9 @@ class HuberLoss(FunctionNode):
         return tuple(gx if i == 0 else -gx for i in indexes)
 
 
-def huber_loss(x: Any, t: Any, delta: float,
-               reduce: str = "sum_along_second_axis") -> Variable:
+def huber_loss(
+    x: Any, t: Any, delta: float, reduce: str = "sum_along_second_axis"
+) -> Variable:
     """Huber loss: ``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - delta / 2)``.
 
     Args:

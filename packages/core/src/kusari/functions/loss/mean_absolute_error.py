@@ -22,12 +22,12 @@ class MeanAbsoluteError(FunctionNode):
         self._sign = xp.sign(diff)
         self._shape = diff.shape
         total = abs(diff).sum(dtype=diff.dtype)
-        return xp.asarray(total / max(diff.size, 1), dtype=x0.dtype),
+        return (xp.asarray(total / max(diff.size, 1), dtype=x0.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
 
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         size = max(self._sign.size, 1)
         gx = broadcast_to(gy * (1.0 / size), self._shape) * self._sign
         return tuple(gx if i == 0 else -gx for i in indexes)

@@ -29,8 +29,15 @@ def _check(in_types: Any) -> None:
     )
 
 
-def negative_sampling(x: Any, t: Any, W: Any, sampler: Callable[[Any], Any],
-                      sample_size: int, reduce: str = "sum", **kwargs: Any) -> Any:
+def negative_sampling(
+    x: Any,
+    t: Any,
+    W: Any,
+    sampler: Callable[[Any], Any],
+    sample_size: int,
+    reduce: str = "sum",
+    **kwargs: Any,
+) -> Any:
     """Negative sampling loss.
 
     For each row, the positive word ``t[i]`` should score high against
@@ -68,7 +75,8 @@ def negative_sampling(x: Any, t: Any, W: Any, sampler: Callable[[Any], Any],
     return_samples = kwargs.pop("return_samples", False)
     if kwargs:
         raise TypeError(
-            f"negative_sampling() got unexpected keyword arguments: {sorted(kwargs)}")
+            f"negative_sampling() got unexpected keyword arguments: {sorted(kwargs)}"
+        )
     check_reduce("negative_sampling", reduce, ("sum", "no"))
     expect_types("NegativeSampling", ("x", "t", "W"), (x, t, W), _check)
     t_arr = as_array(t)
@@ -79,7 +87,8 @@ def negative_sampling(x: Any, t: Any, W: Any, sampler: Callable[[Any], Any],
     if samples.shape != (n, sample_size + 1):
         raise ValueError(
             f"negative_sampling: sampler returned shape {samples.shape}, expected "
-            f"{(n, sample_size + 1)}")
+            f"{(n, sample_size + 1)}"
+        )
     samples[:, 0] = t_arr
     mask = (t_arr != _IGNORE_LABEL).astype(x_arr.dtype)
     w = get_item(W, xp.where(samples == _IGNORE_LABEL, 0, samples))  # (N, S + 1, D)

@@ -43,23 +43,24 @@ class SigmoidCrossEntropy(FunctionNode):
         if self.reduce == "mean":
             count = int(mask.sum()) if self.normalize else x.shape[0] if x.ndim else 1
             self._count = max(count, 1)
-            return force_array(loss.sum() / self._count, x.dtype),
-        return force_array(loss, x.dtype),
+            return (force_array(loss.sum() / self._count, x.dtype),)
+        return (force_array(loss, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.activation.sigmoid import sigmoid
         from kusari.functions.array.broadcast import broadcast_to
 
         x, t = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         if self.reduce == "mean":
             gy = broadcast_to(gy * (1.0 / self._count), x.shape)
         tf = t.array.astype(x.dtype)
         return gy * ((sigmoid(x) - tf) * self._mask), None
 
 
-def sigmoid_cross_entropy(x: Any, t: Any, normalize: bool = True,
-                          reduce: str = "mean") -> Variable:
+def sigmoid_cross_entropy(
+    x: Any, t: Any, normalize: bool = True, reduce: str = "mean"
+) -> Variable:
     """Cross entropy between ``sigmoid(x)`` and binary labels ``t``.
 
     Args:

@@ -113,8 +113,9 @@ class SoftmaxCrossEntropy(FunctionNode):
             return (xp.asarray(losses.sum() * self._coeff, dtype=x.dtype),)
         return (losses.reshape(t.shape).astype(x.dtype, copy=False),)
 
-    def _forward_gpu(self, x2: Any, t1: Any, valid: Any, t_shape: tuple[int, ...],
-                     xp: Any) -> tuple[Any, ...]:
+    def _forward_gpu(
+        self, x2: Any, t1: Any, valid: Any, t_shape: tuple[int, ...], xp: Any
+    ) -> tuple[Any, ...]:
         # log-sum-exp as max + one reduction, then each row's loss read straight
         # from x: about half the kernels of the generic path, no (N, C) temporaries.
         x2 = xp.ascontiguousarray(x2)
@@ -129,7 +130,8 @@ class SoftmaxCrossEntropy(FunctionNode):
             idx = xp.where(valid, t1, 0)
             weight *= self.class_weight[idx].astype(x2.dtype)
         losses = cuda.elementwise(
-            "raw T x, T log_z, S t, T w, int32 n_class", "T loss",
+            "raw T x, T log_z, S t, T w, int32 n_class",
+            "T loss",
             "loss = (w == (T)0 || t < 0 || t >= n_class) ? (T)0"
             " : w * (log_z - x[i * n_class + t])",
             "kusari_sce_fwd",
@@ -155,7 +157,8 @@ class SoftmaxCrossEntropy(FunctionNode):
         if log_z is not None:  # the GPU forward ran
             scale = self._grad_scale(gy).astype(x2.dtype, copy=False)
             g2 = cuda.elementwise(
-                "T x, T log_z, S t, T c, int32 n_class", "T gx",
+                "T x, T log_z, S t, T c, int32 n_class",
+                "T gx",
                 "gx = c * (exp(x - log_z) - (i % n_class == t ? (T)1 : (T)0))",
                 "kusari_sce_bwd",
             )(x2, log_z, t.array.reshape(-1, 1), scale[:, None], x2.shape[1])

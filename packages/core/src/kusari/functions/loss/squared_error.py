@@ -19,7 +19,7 @@ class SquaredError(FunctionNode):
         self.retain_inputs((0, 1))
         x0, x1 = inputs
         diff = x0 - x1
-        return force_array(diff * diff),
+        return (force_array(diff * diff),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x0, x1 = self.get_retained_inputs()

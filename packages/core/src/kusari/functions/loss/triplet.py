@@ -40,20 +40,23 @@ class Triplet(FunctionNode):
         xp = backend.get_array_module(a)
         d_pos = a - p
         d_neg = a - n
-        hinge = (d_pos * d_pos).sum(axis=1) - (d_neg * d_neg).sum(axis=1) \
+        hinge = (
+            (d_pos * d_pos).sum(axis=1)
+            - (d_neg * d_neg).sum(axis=1)
             + a.dtype.type(self.margin)
+        )
         self._active = (hinge > 0).astype(a.dtype)
         loss = xp.maximum(hinge, 0)
         if self.reduce == "mean":
-            return force_array(loss.mean(), a.dtype),
-        return force_array(loss, a.dtype),
+            return (force_array(loss.mean(), a.dtype),)
+        return (force_array(loss, a.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
         from kusari.functions.array.reshape import reshape
 
         a, p, n = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         rows, dim = a.shape
         if self.reduce == "mean":
             gy = broadcast_to(reshape(gy * (1.0 / rows), (1, 1)), (rows, 1))
@@ -64,8 +67,9 @@ class Triplet(FunctionNode):
         return tuple(grads[i]() for i in indexes)
 
 
-def triplet(anchor: Any, positive: Any, negative: Any, margin: float = 0.2,
-            reduce: str = "mean") -> Variable:
+def triplet(
+    anchor: Any, positive: Any, negative: Any, margin: float = 0.2, reduce: str = "mean"
+) -> Variable:
     """Triplet loss ``max(||a - p||^2 - ||a - n||^2 + margin, 0)``.
 
     Args:

@@ -23,7 +23,7 @@ class SquaredDifference(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         d = inputs[0] - inputs[1]
-        return force_array(d * d),
+        return (force_array(d * d),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x1, x2 = self.get_retained_inputs()

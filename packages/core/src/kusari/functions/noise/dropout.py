@@ -17,11 +17,13 @@ from kusari.variable import Variable, as_variable
 class Dropout(FunctionNode):
     """``y = x * mask`` with ``mask`` in ``{0, 1 / (1 - ratio)}``."""
 
-    def __init__(self, dropout_ratio: float, mask: Any = None,
-                 return_mask: bool = False) -> None:
+    def __init__(
+        self, dropout_ratio: float, mask: Any = None, return_mask: bool = False
+    ) -> None:
         if not 0.0 <= dropout_ratio < 1.0:
-            raise ValueError(f"dropout: ratio must be in the range [0, 1), "
-                             f"got {dropout_ratio!r}")
+            raise ValueError(
+                f"dropout: ratio must be in the range [0, 1), got {dropout_ratio!r}"
+            )
         self.dropout_ratio = dropout_ratio
         self.mask = mask
         self.return_mask = return_mask
@@ -34,11 +36,12 @@ class Dropout(FunctionNode):
             mshape = getattr(self.mask, "shape", None)
             xshape = type_check.eval(x.shape)
             if mshape != xshape:
-                raise type_check.InvalidType("mask.shape == x.shape",
-                                             f"{mshape} != {xshape}")
+                raise type_check.InvalidType(
+                    "mask.shape == x.shape", f"{mshape} != {xshape}"
+                )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         if self.mask is None:
             scale = x.dtype.type(1.0 / (1 - self.dropout_ratio))
@@ -49,14 +52,16 @@ class Dropout(FunctionNode):
                 # The mask and the product in one pass over the uniform draws.
                 u = xp.random.rand(*x.shape, dtype=numpy.float32)
                 self.mask, y = cuda.elementwise(
-                    "float32 u, T x, float32 ratio, T scale", "T mask, T y",
+                    "float32 u, T x, float32 ratio, T scale",
+                    "T mask, T y",
                     "mask = u >= ratio ? scale : (T)0; y = x * mask",
-                    "kusari_dropout_fwd")(u, x, self.dropout_ratio, scale)
-                return y,
+                    "kusari_dropout_fwd",
+                )(u, x, self.dropout_ratio, scale)
+                return (y,)
         else:
             mask = self.mask.array if isinstance(self.mask, Variable) else self.mask
             self.mask = xp.asarray(mask).astype(x.dtype, copy=False)
-        return x * self.mask,
+        return (x * self.mask,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return DropoutGrad(self.mask).apply(grad_outputs)
@@ -69,14 +74,19 @@ class DropoutGrad(FunctionNode):
         self.mask = mask
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        return inputs[0] * self.mask,
+        return (inputs[0] * self.mask,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return DropoutGrad(self.mask).apply(grad_outputs)
 
 
-def dropout(x: Any, ratio: float = .5, mask: Any = None, return_mask: bool = False,
-            **kwargs: Any) -> Any:
+def dropout(
+    x: Any,
+    ratio: float = 0.5,
+    mask: Any = None,
+    return_mask: bool = False,
+    **kwargs: Any,
+) -> Any:
     """Drop elements of ``x`` with probability ``ratio`` (training only).
 
     Kept elements are scaled by ``1 / (1 - ratio)``. When
@@ -104,8 +114,10 @@ def dropout(x: Any, ratio: float = .5, mask: Any = None, return_mask: bool = Fal
     """
     if kwargs:
         if "train" in kwargs:
-            raise ValueError("dropout: the train argument is not supported anymore; "
-                             "use kusari.using_config('train', ...)")
+            raise ValueError(
+                "dropout: the train argument is not supported anymore; "
+                "use kusari.using_config('train', ...)"
+            )
         raise TypeError(f"dropout: unexpected keyword arguments {sorted(kwargs)}")
     if kusari.config.train:
         func = Dropout(ratio, mask, return_mask)

@@ -30,20 +30,21 @@ class Gaussian(FunctionNode):
         if self.eps is None:
             if xp is numpy:
                 self.eps = numpy.random.standard_normal(ln_var.shape).astype(
-                    mean.dtype, copy=False)
+                    mean.dtype, copy=False
+                )
             else:  # pragma: no cover - needs CuPy
                 self.eps = xp.random.standard_normal(ln_var.shape, dtype=mean.dtype)
         else:
             eps = getattr(self.eps, "array", self.eps)
             self.eps = xp.asarray(eps).astype(mean.dtype, copy=False)
         noise = xp.exp(ln_var * mean.dtype.type(0.5)) * self.eps
-        return force_array(mean + noise),
+        return (force_array(mean + noise),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.math.exponential import exp
 
-        ln_var, = self.get_retained_inputs()
-        gy, = grad_outputs
+        (ln_var,) = self.get_retained_inputs()
+        (gy,) = grad_outputs
         ret = []
         for i in indexes:
             if i == 0:

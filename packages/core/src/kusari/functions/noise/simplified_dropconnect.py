@@ -15,11 +15,14 @@ from kusari.variable import Variable
 class SimplifiedDropconnect(FunctionNode):
     """``y[i] = (W * scale * mask[i]) @ x[i] + b``."""
 
-    def __init__(self, ratio: float, mask: Any = None,
-                 use_batchwise_mask: bool = True) -> None:
+    def __init__(
+        self, ratio: float, mask: Any = None, use_batchwise_mask: bool = True
+    ) -> None:
         if not 0.0 <= ratio < 1.0:
-            raise ValueError(f"simplified_dropconnect: ratio must be in the range "
-                             f"[0, 1), got {ratio!r}")
+            raise ValueError(
+                f"simplified_dropconnect: ratio must be in the range "
+                f"[0, 1), got {ratio!r}"
+            )
         self.ratio = ratio
         if isinstance(mask, Variable):
             mask = mask.array
@@ -31,14 +34,16 @@ class SimplifiedDropconnect(FunctionNode):
         type_check.expect(2 <= n_in, n_in <= 3)
         x, w = in_types[0], in_types[1]
         type_check._argname((x, w), ("x", "W"))
-        type_check.expect(x.dtype.kind == "f", w.dtype == x.dtype, x.ndim >= 2,
-                          w.ndim == 2)
+        type_check.expect(
+            x.dtype.kind == "f", w.dtype == x.dtype, x.ndim >= 2, w.ndim == 2
+        )
         # (type_check.prod loops forever on a symbolic slice; compute it here.)
         n_in_features = int(numpy.prod(type_check.eval(x.shape)[1:]))
         w_in = type_check.eval(w.shape)[1]
         if n_in_features != w_in:
-            raise type_check.InvalidType("prod(x.shape[1:]) == W.shape[1]",
-                                         f"{n_in_features} != {w_in}")
+            raise type_check.InvalidType(
+                "prod(x.shape[1:]) == W.shape[1]", f"{n_in_features} != {w_in}"
+            )
         if type_check.eval(n_in) == 3:
             b = in_types[2]
             type_check._argname((b,), ("b",))
@@ -70,7 +75,7 @@ class SimplifiedDropconnect(FunctionNode):
             y = x2 @ Wm.T
         if len(inputs) == 3:
             y = y + inputs[2]
-        return y.astype(x.dtype, copy=False),
+        return (y.astype(x.dtype, copy=False),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
@@ -79,7 +84,7 @@ class SimplifiedDropconnect(FunctionNode):
         from kusari.functions.math.sum import sum as _sum
 
         x, W = self.get_retained_inputs()
-        gy, = grad_outputs
+        (gy,) = grad_outputs
         n = x.shape[0]
         x2 = reshape(x, (n, -1))
         maskf = self._maskf
@@ -95,8 +100,9 @@ class SimplifiedDropconnect(FunctionNode):
             elif i == 1:
                 if self.use_batchwise_mask:
                     shape = maskf.shape
-                    outer = (broadcast_to(reshape(gy, (n, -1, 1)), shape)
-                             * broadcast_to(reshape(x2, (n, 1, -1)), shape))
+                    outer = broadcast_to(reshape(gy, (n, -1, 1)), shape) * broadcast_to(
+                        reshape(x2, (n, 1, -1)), shape
+                    )
                     ret.append(_sum(outer * maskf, axis=0))
                 else:
                     ret.append(matmul(gy, x2, transa=True) * maskf)
@@ -105,9 +111,15 @@ class SimplifiedDropconnect(FunctionNode):
         return tuple(ret)
 
 
-def simplified_dropconnect(x: Any, W: Any, b: Any = None, ratio: float = .5,
-                           train: bool = True, mask: Any = None,
-                           use_batchwise_mask: bool = True) -> Variable:
+def simplified_dropconnect(
+    x: Any,
+    W: Any,
+    b: Any = None,
+    ratio: float = 0.5,
+    train: bool = True,
+    mask: Any = None,
+    use_batchwise_mask: bool = True,
+) -> Variable:
     """Linear layer ``y = x W^T + b`` with weights dropped at random.
 
     Each weight is dropped with probability ``ratio`` and the rest are

@@ -11,7 +11,7 @@ from kusari import backend
 from kusari.variable import Variable, as_variable
 
 
-def zoneout(h: Any, x: Any, ratio: float = .5, **kwargs: Any) -> Variable:
+def zoneout(h: Any, x: Any, ratio: float = 0.5, **kwargs: Any) -> Variable:
     """Mix ``h`` and ``x``: each element is ``h`` with probability ``ratio``.
 
     In test mode (``kusari.config.train`` False) ``x`` is returned.
@@ -32,14 +32,17 @@ def zoneout(h: Any, x: Any, ratio: float = .5, **kwargs: Any) -> Variable:
     """
     if kwargs:
         if "train" in kwargs:
-            raise ValueError("zoneout: the train argument is not supported anymore; "
-                             "use kusari.using_config('train', ...)")
+            raise ValueError(
+                "zoneout: the train argument is not supported anymore; "
+                "use kusari.using_config('train', ...)"
+            )
         raise TypeError(f"zoneout: unexpected keyword arguments {sorted(kwargs)}")
     if not kusari.config.train:
         return as_variable(x)
     if h.shape != x.shape:
-        raise ValueError("zoneout: h and x must have the same shape, got "
-                         f"{h.shape} and {x.shape}")
+        raise ValueError(
+            f"zoneout: h and x must have the same shape, got {h.shape} and {x.shape}"
+        )
     xp = backend.get_array_module(x)
     if xp is numpy:
         flag_x = numpy.random.rand(*x.shape) >= ratio

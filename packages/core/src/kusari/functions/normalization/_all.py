@@ -19,8 +19,15 @@ from kusari.functions.normalization.local_response_normalization import (
     local_response_normalization,
 )
 
-__all__ = ["batch_normalization", "batch_renormalization",
-           "decorrelated_batch_normalization", "fixed_batch_normalization",
-           "fixed_batch_renormalization", "fixed_decorrelated_batch_normalization",
-           "group_normalization", "layer_normalization", "local_response_normalization",
-           "normalize"]
+__all__ = [
+    "batch_normalization",
+    "batch_renormalization",
+    "decorrelated_batch_normalization",
+    "fixed_batch_normalization",
+    "fixed_batch_renormalization",
+    "fixed_decorrelated_batch_normalization",
+    "group_normalization",
+    "layer_normalization",
+    "local_response_normalization",
+    "normalize",
+]

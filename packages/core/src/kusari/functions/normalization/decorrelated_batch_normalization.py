@@ -39,8 +39,14 @@ class DecorrelatedBatchNormalization(FunctionNode):
     the ``N * (spatial size)`` samples.
     """
 
-    def __init__(self, groups: int = 16, eps: float = 2e-5, running_mean: Any = None,
-                 running_projection: Any = None, decay: float = 0.9) -> None:
+    def __init__(
+        self,
+        groups: int = 16,
+        eps: float = 2e-5,
+        running_mean: Any = None,
+        running_projection: Any = None,
+        decay: float = 0.9,
+    ) -> None:
         _check_groups(groups, "decorrelated_batch_normalization")
         self.groups = groups
         self.eps = eps
@@ -50,13 +56,16 @@ class DecorrelatedBatchNormalization(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
-        x_type, = in_types
-        type_check.expect(x_type.dtype.kind == "f", x_type.ndim >= 2,
-                          x_type.shape[1] % self.groups == 0)
+        (x_type,) = in_types
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            x_type.ndim >= 2,
+            x_type.shape[1] % self.groups == 0,
+        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         cdt = "float32" if x.dtype.itemsize < 4 else x.dtype
         xc = _to_groups(x, self.groups).astype(cdt, copy=False)
@@ -72,21 +81,24 @@ class DecorrelatedBatchNormalization(FunctionNode):
         if self.running_mean is not None:
             self.running_mean *= self.decay
             self.running_mean += ((1 - self.decay) * mean).astype(
-                self.running_mean.dtype, copy=False)
+                self.running_mean.dtype, copy=False
+            )
         if self.running_projection is not None:
             adjust = m / max(m - 1.0, 1.0)
             self.running_projection *= self.decay
             self.running_projection += ((1 - self.decay) * adjust * proj).astype(
-                self.running_projection.dtype, copy=False)
+                self.running_projection.dtype, copy=False
+            )
         self.xm, self.proj, self.u, self.s = xm, proj, u, s
-        return force_array(_from_groups(y, x.shape), x.dtype),
+        return (force_array(_from_groups(y, x.shape), x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         # x is an input of the gradient node only to link it into the graph, so
         # that differentiating gx w.r.t. x raises instead of giving zero.
-        x, = self.get_retained_inputs()
-        f = DecorrelatedBatchNormalizationGrad(self.groups, self.xm, self.proj, self.u,
-                                               self.s)
+        (x,) = self.get_retained_inputs()
+        f = DecorrelatedBatchNormalizationGrad(
+            self.groups, self.xm, self.proj, self.u, self.s
+        )
         return f.apply((x, grad_outputs[0]))
 
 
@@ -117,18 +129,24 @@ class DecorrelatedBatchNormalizationGrad(FunctionNode):
         gsig = gsig + gsig.transpose(0, 2, 1)
         gx = self.proj @ g + gsig @ xm / m
         gx -= gx.mean(axis=2, keepdims=True)
-        return force_array(_from_groups(gx, gy.shape), gy.dtype),
+        return (force_array(_from_groups(gx, gy.shape), gy.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         raise NotImplementedError(
             "decorrelated_batch_normalization: double backward is not supported "
-            "(as in Chainer)")
+            "(as in Chainer)"
+        )
 
 
-def decorrelated_batch_normalization(x: Any, *, groups: int = 16, eps: float = 2e-5,
-                                     running_mean: Any = None,
-                                     running_projection: Any = None,
-                                     decay: float = 0.9) -> Variable:
+def decorrelated_batch_normalization(
+    x: Any,
+    *,
+    groups: int = 16,
+    eps: float = 2e-5,
+    running_mean: Any = None,
+    running_projection: Any = None,
+    decay: float = 0.9,
+) -> Variable:
     """Decorrelated batch normalization (ZCA whitening with batch statistics).
 
     Args:
@@ -155,12 +173,14 @@ def decorrelated_batch_normalization(x: Any, *, groups: int = 16, eps: float = 2
         >>> np.allclose(y.T @ y / 100, np.eye(2), atol=1e-3)
         True
     """
-    return DecorrelatedBatchNormalization(groups, eps, running_mean, running_projection,
-                                          decay).apply((x,))[0]
+    return DecorrelatedBatchNormalization(
+        groups, eps, running_mean, running_projection, decay
+    ).apply((x,))[0]
 
 
-def fixed_decorrelated_batch_normalization(x: Any, mean: Any, projection: Any,
-                                           groups: int = 16) -> Variable:
+def fixed_decorrelated_batch_normalization(
+    x: Any, mean: Any, projection: Any, groups: int = 16
+) -> Variable:
     """Decorrelated batch normalization with given statistics (inference mode).
 
     ``y = projection[g] @ (x - mean[g])`` on each group ``g`` of ``C // groups``
@@ -186,18 +206,25 @@ def fixed_decorrelated_batch_normalization(x: Any, mean: Any, projection: Any,
     _check_groups(groups, fname)
     x_shape = tuple(x.shape)
     if len(x_shape) < 2 or x_shape[1] % groups:
-        raise type_check.InvalidType("x.ndim >= 2, x.shape[1] % groups == 0",
-                                     f"x.shape={x_shape}, groups={groups}")
+        raise type_check.InvalidType(
+            "x.ndim >= 2, x.shape[1] % groups == 0",
+            f"x.shape={x_shape}, groups={groups}",
+        )
     n, c = x_shape[:2]
     cg = c // groups
-    if mean.shape != (groups, cg) or projection.shape != (groups, cg, cg) \
-            or mean.dtype != x.dtype or projection.dtype != x.dtype:
+    if (
+        mean.shape != (groups, cg)
+        or projection.shape != (groups, cg, cg)
+        or mean.dtype != x.dtype
+        or projection.dtype != x.dtype
+    ):
         raise type_check.InvalidType(
             "mean.shape == (groups, C // groups), "
             "projection.shape == (groups, C // groups, C // groups), "
             "mean.dtype == projection.dtype == x.dtype",
             f"x {x_shape} {x.dtype}, mean {mean.shape} {mean.dtype}, "
-            f"projection {projection.shape} {projection.dtype}, groups={groups}")
+            f"projection {projection.shape} {projection.dtype}, groups={groups}",
+        )
     perm = (1, 0) + tuple(range(2, len(x_shape)))
     xg = reshape(transpose(x, perm), (groups, cg, -1))
     xc = xg - broadcast_to(reshape(mean, (groups, cg, 1)), xg.shape)

@@ -25,25 +25,26 @@ class NormalizeL2(FunctionNode):
         axes = self.axis if isinstance(self.axis, tuple) else (self.axis,)
         for a in axes:
             if not isinstance(a, int) or not -ndim <= a < ndim:
-                raise type_check.InvalidType("-x.ndim <= axis < x.ndim",
-                                             f"axis={self.axis!r}, x.ndim={ndim}")
+                raise type_check.InvalidType(
+                    "-x.ndim <= axis < x.ndim", f"axis={self.axis!r}, x.ndim={ndim}"
+                )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         norm = xp.sqrt((x * x).sum(axis=self.axis, keepdims=True))
         norm += x.dtype.type(self.eps)
-        return force_array(x / norm, x.dtype),
+        return (force_array(x / norm, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        gy, = grad_outputs
+        (x,) = self.get_retained_inputs()
+        (gy,) = grad_outputs
         s = _sum(x * x, axis=self.axis, keepdims=True) ** 0.5
         n = s + self.eps
         # d/dx of x / (|x| + eps): gy / n - x * <gy, x> / (n^2 |x|)
         dot = _sum(gy * x, axis=self.axis, keepdims=True)
-        return gy / n - x * (dot / (n * n * s)),
+        return (gy / n - x * (dot / (n * n * s)),)
 
 
 def normalize(x: Any, eps: float = 1e-5, axis: Any = 1) -> Variable:

@@ -24,7 +24,7 @@ def _window_sum(a: Any, half: int) -> Any:
     pad = [(0, 0)] * a.ndim
     pad[1] = (half + 1, half)
     cs = xp.cumsum(xp.pad(a, pad), axis=1)
-    return cs[:, 2 * half + 1:2 * half + 1 + c] - cs[:, :c]
+    return cs[:, 2 * half + 1 : 2 * half + 1 + c] - cs[:, :c]
 
 
 class _ChannelWindowSum(FunctionNode):
@@ -34,9 +34,9 @@ class _ChannelWindowSum(FunctionNode):
         self.half = half
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        a, = inputs
+        (a,) = inputs
         ac = a.astype("float32", copy=False) if a.dtype.itemsize < 4 else a
-        return force_array(_window_sum(ac, self.half), a.dtype),
+        return (force_array(_window_sum(ac, self.half), a.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return _ChannelWindowSum(self.half).apply(grad_outputs)
@@ -45,11 +45,13 @@ class _ChannelWindowSum(FunctionNode):
 class LocalResponseNormalization(FunctionNode):
     """``x / (k + alpha * window_sum(x ** 2)) ** beta`` (``n // 2`` channels a side)."""
 
-    def __init__(self, n: int = 5, k: float = 2.0, alpha: float = 1e-4,
-                 beta: float = 0.75) -> None:
+    def __init__(
+        self, n: int = 5, k: float = 2.0, alpha: float = 1e-4, beta: float = 0.75
+    ) -> None:
         if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
             raise ValueError(
-                f"local_response_normalization: n must be a positive int, got {n!r}")
+                f"local_response_normalization: n must be a positive int, got {n!r}"
+            )
         self.half = n // 2
         self.k = k
         self.alpha = alpha
@@ -61,16 +63,16 @@ class LocalResponseNormalization(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
-        x, = inputs
+        (x,) = inputs
         xp = backend.get_array_module(x)
         xc = x.astype("float32", copy=False) if x.dtype.itemsize < 4 else x
         self.scale = self.k + self.alpha * _window_sum(xc * xc, self.half)
         self.scale_pow = xp.power(self.scale, -self.beta)
         self.y = xc * self.scale_pow
-        return force_array(self.y, x.dtype),
+        return (force_array(self.y, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
+        (x,) = self.get_retained_inputs()
         return LocalResponseNormalizationGrad(self).apply((x, grad_outputs[0]))
 
 
@@ -94,7 +96,7 @@ class LocalResponseNormalizationGrad(FunctionNode):
         xc = x.astype(scale.dtype, copy=False)
         inner = _window_sum(g * self.y / scale, self.half)
         gx = g * self.scale_pow - (2 * self.alpha * self.beta) * xc * inner
-        return force_array(gx, x.dtype),
+        return (force_array(gx, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         # With s = k + alpha W(x^2), v = s^(-beta-1), c = 2 alpha beta and W the
@@ -103,7 +105,7 @@ class LocalResponseNormalizationGrad(FunctionNode):
         #   x:  -c ggx W(gy x v) - c W(ggx x) gy v + 2 alpha x W(q),
         #       q = -beta ggx gy v + c (beta + 1) W(ggx x) gy x s^(-beta-2).
         x, gy = self.get_retained_inputs()
-        ggx, = grad_outputs
+        (ggx,) = grad_outputs
         half, alpha, beta = self.half, self.alpha, self.beta
         c = 2.0 * alpha * beta
 
@@ -116,17 +118,22 @@ class LocalResponseNormalizationGrad(FunctionNode):
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
-                q = -beta * ggx * gy * v + (c * (beta + 1.0)) * w2 * gy * x \
-                    * scale ** (-beta - 2.0)
-                ret.append(-c * ggx * win(gy * x * v) - c * w2 * gy * v
-                           + (2.0 * alpha) * x * win(q))
+                q = -beta * ggx * gy * v + (c * (beta + 1.0)) * w2 * gy * x * scale ** (
+                    -beta - 2.0
+                )
+                ret.append(
+                    -c * ggx * win(gy * x * v)
+                    - c * w2 * gy * v
+                    + (2.0 * alpha) * x * win(q)
+                )
             else:
                 ret.append(ggx * scale ** (-beta) - c * x * v * w2)
         return tuple(ret)
 
 
-def local_response_normalization(x: Any, n: int = 5, k: float = 2.0,
-                                 alpha: float = 1e-4, beta: float = 0.75) -> Variable:
+def local_response_normalization(
+    x: Any, n: int = 5, k: float = 2.0, alpha: float = 1e-4, beta: float = 0.75
+) -> Variable:
     """Local response normalization across channels (axis 1).
 
     ``y[:, c] = x[:, c] / (k + alpha * sum(x[:, c'] ** 2)) ** beta``, the sum

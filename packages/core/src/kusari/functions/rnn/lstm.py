@@ -57,17 +57,24 @@ _GPU_GATES = """
 
 def _gpu_forward() -> Any:
     return cuda.elementwise(
-        "T c_prev, raw T x, int64 hr, int64 rs", "T c, T h",
-        _GPU_GATES + """
+        "T c_prev, raw T x, int64 hr, int64 rs",
+        "T c, T h",
+        _GPU_GATES
+        + """
         c = aa * ai + af * c_prev;
         h = ao * tanh(c);
-        """, "kusari_lstm_fwd", preamble=_GPU_PREAMBLE)
+        """,
+        "kusari_lstm_fwd",
+        preamble=_GPU_PREAMBLE,
+    )
 
 
 def _gpu_backward() -> Any:
     return cuda.elementwise(
-        "T c_prev, raw T x, T gc, T gh, int64 hr, int64 rs", "T gc_prev, raw T gx",
-        _GPU_GATES + """
+        "T c_prev, raw T x, T gc, T gh, int64 hr, int64 rs",
+        "T gc_prev, raw T gx",
+        _GPU_GATES
+        + """
         const T tc = tanh(aa * ai + af * c_prev);
         const T gct = gh * ao * (1 - tc * tc) + gc;
         gx[base] = gct * ai * (1 - aa * aa);
@@ -75,7 +82,10 @@ def _gpu_backward() -> Any:
         gx[base + 2 * rs] = gct * c_prev * af * (1 - af);
         gx[base + 3 * rs] = gh * tc * ao * (1 - ao);
         gc_prev = gct * af;
-        """, "kusari_lstm_bwd", preamble=_GPU_PREAMBLE)
+        """,
+        "kusari_lstm_bwd",
+        preamble=_GPU_PREAMBLE,
+    )
 
 
 def _unit_sizes(c: Any) -> tuple[int, int]:
@@ -111,8 +121,13 @@ class LSTM(FunctionNode):
         if xp is not numpy:
             c_next = xp.empty_like(c_prev)
             h = xp.empty((batch,) + c_prev.shape[1:], dtype=c_prev.dtype)
-            _gpu_forward()(c_prev[:batch], xp.ascontiguousarray(x),
-                           *_unit_sizes(c_prev), c_next[:batch], h)
+            _gpu_forward()(
+                c_prev[:batch],
+                xp.ascontiguousarray(x),
+                *_unit_sizes(c_prev),
+                c_next[:batch],
+                h,
+            )
             if batch < c_prev.shape[0]:
                 c_next[batch:] = c_prev[batch:]
             return c_next, h

@@ -17,12 +17,15 @@ def _call_func(func: Any, xs: tuple[Variable, ...]) -> tuple[Variable, ...]:
             if not isinstance(out, Variable):
                 raise RuntimeError(
                     f"forget: element {i} of the tuple returned by func is not a "
-                    f"Variable but {type(out).__name__}")
+                    f"Variable but {type(out).__name__}"
+                )
         return outs
     if isinstance(outs, Variable):
         return (outs,)
-    raise RuntimeError("forget: func must return a Variable or a tuple of Variables, "
-                       f"got {type(outs).__name__}")
+    raise RuntimeError(
+        "forget: func must return a Variable or a tuple of Variables, "
+        f"got {type(outs).__name__}"
+    )
 
 
 class Forget(FunctionNode):
@@ -54,8 +57,10 @@ class Forget(FunctionNode):
         with kusari.force_backprop_mode():
             outs = _call_func(self.func, xs)
         if len(outs) != len(grad_outputs):
-            raise RuntimeError(f"forget: func returned {len(outs)} outputs on the "
-                               f"recomputation but {len(grad_outputs)} in forward")
+            raise RuntimeError(
+                f"forget: func returned {len(outs)} outputs on the "
+                f"recomputation but {len(grad_outputs)} in forward"
+            )
         gys = []
         for out, gy in zip(outs, grad_outputs, strict=False):
             if gy is None:

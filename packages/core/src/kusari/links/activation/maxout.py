@@ -77,8 +77,11 @@ class Maxout(link.Chain):
             initial_bias = _reshaped_initializer(initial_bias, (out_size, pool_size))
         with self.init_scope():
             self.linear = Linear(
-                in_size, linear_out_size, nobias=initial_bias is None,
-                initialW=initialW, initial_bias=initial_bias,
+                in_size,
+                linear_out_size,
+                nobias=initial_bias is None,
+                initialW=initialW,
+                initial_bias=initial_bias,
             )
         self.out_size = out_size
         self.pool_size = pool_size

@@ -84,4 +84,3 @@ class Bilinear(link.Link):
         if self.nobias:
             return bilinear_module.bilinear(e1, e2, self.W)
         return bilinear_module.bilinear(e1, e2, self.W, self.V1, self.V2, self.b)
-

@@ -109,12 +109,24 @@ class DeformableConvolution2D(link.Chain):
         kh, kw = _pair(ksize)
         with self.init_scope():
             self.offset_conv = Convolution2D(
-                in_channels, 2 * kh * kw, ksize, stride, pad,
-                offset_nobias, offset_initialW, offset_initial_bias,
+                in_channels,
+                2 * kh * kw,
+                ksize,
+                stride,
+                pad,
+                offset_nobias,
+                offset_initialW,
+                offset_initial_bias,
             )
             self.deform_conv = DeformableConvolution2DSampler(
-                in_channels, out_channels, ksize, stride, pad,
-                deform_nobias, deform_initialW, deform_initial_bias,
+                in_channels,
+                out_channels,
+                ksize,
+                stride,
+                pad,
+                deform_nobias,
+                deform_initialW,
+                deform_initial_bias,
             )
 
     def forward(self, x: Any) -> Any:

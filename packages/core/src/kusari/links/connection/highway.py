@@ -50,12 +50,18 @@ class Highway(link.Chain):
         self.activate = activate
         with self.init_scope():
             self.plain = Linear(
-                in_out_size, in_out_size, nobias=nobias,
-                initialW=init_Wh, initial_bias=init_bh,
+                in_out_size,
+                in_out_size,
+                nobias=nobias,
+                initialW=init_Wh,
+                initial_bias=init_bh,
             )
             self.transform = Linear(
-                in_out_size, in_out_size, nobias=nobias,
-                initialW=init_Wt, initial_bias=init_bt,
+                in_out_size,
+                in_out_size,
+                nobias=nobias,
+                initialW=init_Wt,
+                initial_bias=init_bt,
             )
 
     def forward(self, x: Any) -> Any:

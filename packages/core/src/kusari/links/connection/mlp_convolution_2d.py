@@ -57,8 +57,13 @@ class MLPConvolution2D(link.ChainList):
             )
         convs = [
             Convolution2D(
-                in_channels, out_channels[0], ksize, stride, pad,
-                initialW=conv_init, initial_bias=bias_init,
+                in_channels,
+                out_channels[0],
+                ksize,
+                stride,
+                pad,
+                initialW=conv_init,
+                initial_bias=bias_init,
             )
         ]
         for n_in, n_out in zip(out_channels, out_channels[1:]):

@@ -122,12 +122,8 @@ class BinaryHierarchicalSoftmax(link.Link):
         for i in range(n_vocab):
             begins[i + 1] = begins[i] + (len(paths[i]) if i in paths else 0)
         # Flat layout: word i's nodes and codes are paths/codes[begins[i]:begins[i+1]].
-        self.paths = numpy.concatenate(
-            [paths[i] for i in range(n_vocab) if i in paths]
-        )
-        self.codes = numpy.concatenate(
-            [codes[i] for i in range(n_vocab) if i in codes]
-        )
+        self.paths = numpy.concatenate([paths[i] for i in range(n_vocab) if i in paths])
+        self.codes = numpy.concatenate([codes[i] for i in range(n_vocab) if i in codes])
         self.begins = begins
         self.n_vocab = n_vocab
         self.parser_size = parser.size()
@@ -187,9 +183,7 @@ class BinaryHierarchicalSoftmax(link.Link):
             )
         xp = backend.get_array_module(self.begins)
         t_arr = xp.asarray(t_arr)
-        if t_arr.size and (
-            int(t_arr.min()) < 0 or int(t_arr.max()) >= self.n_vocab
-        ):
+        if t_arr.size and (int(t_arr.min()) < 0 or int(t_arr.max()) >= self.n_vocab):
             raise ValueError(
                 f"BinaryHierarchicalSoftmax: word ids must be in [0, {self.n_vocab})"
             )

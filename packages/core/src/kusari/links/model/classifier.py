@@ -51,8 +51,7 @@ class Classifier(link.Chain):
     ) -> None:
         if not isinstance(label_key, (int, str)):
             raise TypeError(
-                f"label_key must be int or str, but is {type(label_key)} "
-                "(Classifier)"
+                f"label_key must be int or str, but is {type(label_key)} (Classifier)"
             )
         super().__init__()
         self.lossfun = lossfun

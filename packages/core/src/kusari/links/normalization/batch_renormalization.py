@@ -55,8 +55,15 @@ class BatchRenormalization(BatchNormalization):
         initial_avg_var: Any = None,
     ) -> None:
         super().__init__(
-            size, decay, eps, dtype, use_gamma, use_beta, initial_gamma,
-            initial_beta, initial_avg_mean=initial_avg_mean,
+            size,
+            decay,
+            eps,
+            dtype,
+            use_gamma,
+            use_beta,
+            initial_gamma,
+            initial_beta,
+            initial_avg_mean=initial_avg_mean,
             initial_avg_var=initial_avg_var,
         )
         self.rmax = rmax
@@ -92,7 +99,14 @@ class BatchRenormalization(BatchNormalization):
                 self.N -= 1
             update_statistics = False
         return brn_module.batch_renormalization(
-            x, gamma, beta, self.rmax, self.dmax, self.eps,
-            running_mean=self.avg_mean, running_var=self.avg_var, decay=decay,
+            x,
+            gamma,
+            beta,
+            self.rmax,
+            self.dmax,
+            self.eps,
+            running_mean=self.avg_mean,
+            running_var=self.avg_var,
+            decay=decay,
             update_statistics=update_statistics,
         )

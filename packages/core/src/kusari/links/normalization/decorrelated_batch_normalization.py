@@ -103,8 +103,12 @@ class DecorrelatedBatchNormalization(link.Link):
                 avg_mean = None
                 avg_projection = None
             return dbn.decorrelated_batch_normalization(
-                x, groups=self.groups, eps=self.eps, running_mean=avg_mean,
-                running_projection=avg_projection, decay=decay,
+                x,
+                groups=self.groups,
+                eps=self.eps,
+                running_mean=avg_mean,
+                running_projection=avg_projection,
+                decay=decay,
             )
         return dbn.fixed_decorrelated_batch_normalization(
             x, self.avg_mean, self.avg_projection, groups=self.groups

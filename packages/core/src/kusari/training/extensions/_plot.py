@@ -17,12 +17,15 @@ def check_available() -> bool:
     if _available is None:
         try:
             import matplotlib  # noqa: F401
+
             _available = True
         except ImportError:
             _available = False
-            warnings.warn("matplotlib is not installed, so nothing will be "
-                          "plotted. Install it with `pip install matplotlib`.",
-                          stacklevel=3)
+            warnings.warn(
+                "matplotlib is not installed, so nothing will be "
+                "plotted. Install it with `pip install matplotlib`.",
+                stacklevel=3,
+            )
     return _available
 
 

@@ -18,8 +18,9 @@ class ValueShift(extension.Extension):
     after a resume.
     """
 
-    def __init__(self, attr: str, init: float | None = None,
-                 optimizer: Any = None) -> None:
+    def __init__(
+        self, attr: str, init: float | None = None, optimizer: Any = None
+    ) -> None:
         self._attr = attr
         self._init = init
         self._optimizer = optimizer

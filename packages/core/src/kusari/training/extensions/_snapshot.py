@@ -39,8 +39,7 @@ def _serialize_now(target: Any) -> _Serialized:
 
 def _natural_key(name: str) -> list[Any]:
     # "snapshot_iter_9" < "snapshot_iter_10": compare digit runs as numbers.
-    return [int(part) if part.isdigit() else part
-            for part in re.split(r"(\d+)", name)]
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def _find_snapshot_files(fmt: str, path: str) -> list[tuple[int, str]]:
@@ -51,8 +50,12 @@ def _find_snapshot_files(fmt: str, path: str) -> list[tuple[int, str]]:
     found = []
     for name in os.listdir(path):
         full = os.path.join(path, name)
-        if (name.startswith(prefix) and name.endswith(suffix)
-                and not name.startswith(".") and os.path.isfile(full)):
+        if (
+            name.startswith(prefix)
+            and name.endswith(suffix)
+            and not name.startswith(".")
+            and os.path.isfile(full)
+        ):
             found.append((os.stat(full).st_mtime_ns, name))
     return sorted(found, key=lambda item: (item[0], _natural_key(item[1])))
 
@@ -80,7 +83,7 @@ def _find_latest_snapshot(fmt: str, path: str) -> str | None:
 
 def _find_stale_snapshots(fmt: str, path: str, n_retains: int) -> Iterator[str]:
     files = _find_snapshot_files(fmt, path)
-    for _, name in files[:max(len(files) - n_retains, 0)]:
+    for _, name in files[: max(len(files) - n_retains, 0)]:
         yield name
 
 
@@ -89,6 +92,7 @@ class _Snapshot(extension.Extension):
 
     trigger = (1, "epoch")
     priority = -100
+
     @property
     def restores_state(self) -> bool:  # type: ignore[override]
         """True when autoloading: the trainer then initializes it first."""
@@ -99,10 +103,16 @@ class _Snapshot(extension.Extension):
         """The object saved (the trainer when ``None``)."""
         return self._target
 
-    def __init__(self, target: Any = None, condition: Callable[[], bool] | None = None,
-                 writer: Any = None, filename: _Filename = _DEFAULT_FILENAME,
-                 snapshot_on_error: bool = False, n_retains: int = -1,
-                 autoload: bool = False) -> None:
+    def __init__(
+        self,
+        target: Any = None,
+        condition: Callable[[], bool] | None = None,
+        writer: Any = None,
+        filename: _Filename = _DEFAULT_FILENAME,
+        snapshot_on_error: bool = False,
+        n_retains: int = -1,
+        autoload: bool = False,
+    ) -> None:
         self._target = target
         self.filename = filename
         self.condition = condition or (lambda: True)
@@ -126,8 +136,11 @@ class _Snapshot(extension.Extension):
             latest = _find_latest_snapshot(self.filename, outdir)
             if latest is not None:
                 _load_snapshot(os.path.join(outdir, latest), target)
-        if (hasattr(self.writer, "_add_cleanup_hook") and self.n_retains > 0
-                and isinstance(self.filename, str)):
+        if (
+            hasattr(self.writer, "_add_cleanup_hook")
+            and self.n_retains > 0
+            and isinstance(self.filename, str)
+        ):
             fmt, n = self.filename, self.n_retains
 
             def _cleanup() -> None:
@@ -156,12 +169,18 @@ class _Snapshot(extension.Extension):
             self.writer.finalize()
 
 
-def snapshot(savefun: Callable[..., Any] | None = None,
-             filename: _Filename = _DEFAULT_FILENAME,
-             *, target: Any = None, condition: Callable[[], bool] | None = None,
-             writer: Any = None, snapshot_on_error: bool = False,
-             n_retains: int = -1, autoload: bool = False,
-             **kwargs: Any) -> _Snapshot:
+def snapshot(
+    savefun: Callable[..., Any] | None = None,
+    filename: _Filename = _DEFAULT_FILENAME,
+    *,
+    target: Any = None,
+    condition: Callable[[], bool] | None = None,
+    writer: Any = None,
+    snapshot_on_error: bool = False,
+    n_retains: int = -1,
+    autoload: bool = False,
+    **kwargs: Any,
+) -> _Snapshot:
     """Extension saving the trainer (or ``target``) to ``trainer.out``.
 
     Args:
@@ -178,8 +197,11 @@ def snapshot(savefun: Callable[..., Any] | None = None,
             ``trainer.out`` (NPZ) into the target, if any.
     """
     if "num_retain" in kwargs:
-        warnings.warn("snapshot: num_retain is deprecated; use n_retains",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "snapshot: num_retain is deprecated; use n_retains",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         n_retains = kwargs.pop("num_retain")
     if kwargs:
         raise TypeError(f"snapshot: unexpected arguments {sorted(kwargs)}")
@@ -187,14 +209,23 @@ def snapshot(savefun: Callable[..., Any] | None = None,
         raise TypeError("snapshot: savefun and writer cannot be given together")
     if writer is None:
         writer = snapshot_writers.SimpleWriter(savefun=savefun or npz.save_npz)
-    return _Snapshot(target=target, condition=condition, writer=writer,
-                     filename=filename, snapshot_on_error=snapshot_on_error,
-                     n_retains=n_retains, autoload=autoload)
+    return _Snapshot(
+        target=target,
+        condition=condition,
+        writer=writer,
+        filename=filename,
+        snapshot_on_error=snapshot_on_error,
+        n_retains=n_retains,
+        autoload=autoload,
+    )
 
 
-def snapshot_object(target: Any, filename: str | Callable[[Any], str],
-                    savefun: Callable[..., Any] | None = None,
-                    **kwargs: Any) -> _Snapshot:
+def snapshot_object(
+    target: Any,
+    filename: str | Callable[[Any], str],
+    savefun: Callable[..., Any] | None = None,
+    **kwargs: Any,
+) -> _Snapshot:
     """Extension saving ``target`` (e.g. the model) to ``trainer.out``.
 
     Args:

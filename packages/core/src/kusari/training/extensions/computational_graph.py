@@ -30,10 +30,14 @@ class DumpGraph(extension.Extension):
     default_name = "dump_graph"
     priority = extension.PRIORITY_READER
 
-    def __init__(self, root_name: str, filename: str | None = None,
-                 variable_style: dict[str, Any] | None = None,
-                 function_style: dict[str, Any] | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        root_name: str,
+        filename: str | None = None,
+        variable_style: dict[str, Any] | None = None,
+        function_style: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         out_name = kwargs.pop("out_name", "cg.dot")
         if kwargs:
             raise TypeError(f"DumpGraph: unexpected arguments {sorted(kwargs)}")
@@ -60,10 +64,13 @@ class DumpGraph(extension.Extension):
             if not isinstance(var, Variable):
                 raise TypeError(
                     f"DumpGraph: observation[{self._root_name!r}] is a "
-                    f"{type(var).__name__}, not a Variable")
+                    f"{type(var).__name__}, not a Variable"
+                )
             graph = computational_graph.build_computational_graph(
-                [var], variable_style=self._variable_style,
-                function_style=self._function_style).dump()
+                [var],
+                variable_style=self._variable_style,
+                function_style=self._function_style,
+            ).dump()
             with atomic_write(os.path.join(trainer.out, self._filename), "w") as f:
                 f.write(graph)
         finally:

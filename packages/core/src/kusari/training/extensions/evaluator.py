@@ -39,10 +39,17 @@ class Evaluator(extension.Extension):
     priority = extension.PRIORITY_WRITER
     name = None
 
-    def __init__(self, iterator: Any, target: Any,
-                 converter: Any = convert.concat_examples, device: Any = None,
-                 eval_hook: Any = None, eval_func: Any = None, *,
-                 progress_bar: bool = False) -> None:
+    def __init__(
+        self,
+        iterator: Any,
+        target: Any,
+        converter: Any = convert.concat_examples,
+        device: Any = None,
+        eval_hook: Any = None,
+        eval_func: Any = None,
+        *,
+        progress_bar: bool = False,
+    ) -> None:
         if isinstance(iterator, Iterator) or not isinstance(iterator, dict):
             iterator = {"main": iterator}
         self._iterators: dict[str, Any] = iterator
@@ -59,7 +66,8 @@ class Evaluator(extension.Extension):
                 warnings.warn(
                     f"Evaluator: iterator {key!r} has repeat=True; evaluation "
                     "sweeps until the iterator stops and may never end",
-                    stacklevel=2)
+                    stacklevel=2,
+                )
 
     def get_iterator(self, name: str) -> Any:
         return self._iterators[name]
@@ -94,8 +102,11 @@ class Evaluator(extension.Extension):
             iterator.reset()
             it = iterator
         else:
-            warnings.warn("Evaluator: the iterator has no reset(); copying it",
-                          DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                "Evaluator: the iterator has no reset(); copying it",
+                DeprecationWarning,
+                stacklevel=2,
+            )
             it = copy.copy(iterator)
         summary = reporter_module.DictSummary()
         bar = _IteratorProgressBar(it) if self._progress_bar else None
@@ -140,8 +151,9 @@ class _IteratorProgressBar:
         marks = "#" * int(min(rate, 1.0) * self._bar_length)
         speed = self._count / max(time.perf_counter() - self._start, 1e-9)
         out.write("\033[J")
-        out.write(f"validation [{marks}{'.' * (self._bar_length - len(marks))}] "
-                  f"{rate:6.2%}\n")
+        out.write(
+            f"validation [{marks}{'.' * (self._bar_length - len(marks))}] {rate:6.2%}\n"
+        )
         out.write(f"{self._count:10} iterations, {speed:10.5g} iters/sec\n")
         out.write("\033[2A")
         out.flush()

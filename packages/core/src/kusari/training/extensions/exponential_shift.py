@@ -18,8 +18,14 @@ class ExponentialShift(ValueShift):
         optimizer: The optimizer; the updater's main one by default.
     """
 
-    def __init__(self, attr: str, rate: float, init: float | None = None,
-                 target: float | None = None, optimizer: Any = None) -> None:
+    def __init__(
+        self,
+        attr: str,
+        rate: float,
+        init: float | None = None,
+        target: float | None = None,
+        optimizer: Any = None,
+    ) -> None:
         if rate < 0:
             raise ValueError(f"ExponentialShift: rate must be >= 0, got {rate}")
         super().__init__(attr, init, optimizer)
@@ -28,5 +34,5 @@ class ExponentialShift(ValueShift):
 
     def _compute(self) -> float:
         assert self._init is not None
-        value = self._init * self._rate ** self._t
+        value = self._init * self._rate**self._t
         return clamp(value, self._target, self._rate > 1)

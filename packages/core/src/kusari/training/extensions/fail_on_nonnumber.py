@@ -30,4 +30,5 @@ class FailOnNonNumber(extension.Extension):
                     if not bool(xp.isfinite(array).all()):
                         raise RuntimeError(
                             f"Kill the process since {what} in optimizer "
-                            f"'{name}' diverge. R.I.P.")
+                            f"'{name}' diverge. R.I.P."
+                        )

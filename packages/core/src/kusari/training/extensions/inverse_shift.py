@@ -19,9 +19,15 @@ class InverseShift(ValueShift):
         optimizer: The optimizer; the updater's main one by default.
     """
 
-    def __init__(self, attr: str, gamma: float, power: float,
-                 init: float | None = None, target: float | None = None,
-                 optimizer: Any = None) -> None:
+    def __init__(
+        self,
+        attr: str,
+        gamma: float,
+        power: float,
+        init: float | None = None,
+        target: float | None = None,
+        optimizer: Any = None,
+    ) -> None:
         if gamma < 0:
             raise ValueError(f"InverseShift: gamma must be >= 0, got {gamma}")
         super().__init__(attr, init, optimizer)

@@ -18,8 +18,13 @@ class LinearShift(ValueShift):
         optimizer: The optimizer; the updater's main one by default.
     """
 
-    def __init__(self, attr: str, value_range: tuple[float, float],
-                 time_range: tuple[int, int], optimizer: Any = None) -> None:
+    def __init__(
+        self,
+        attr: str,
+        value_range: tuple[float, float],
+        time_range: tuple[int, int],
+        optimizer: Any = None,
+    ) -> None:
         super().__init__(attr, None, optimizer)
         self._value_range = value_range
         self._time_range = time_range

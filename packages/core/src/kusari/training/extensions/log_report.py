@@ -29,9 +29,14 @@ class LogReport(extension.Extension):
             ``filename``) writes no file, as in Chainer.
     """
 
-    def __init__(self, keys: list[str] | None = None, trigger: Any = (1, "epoch"),
-                 postprocess: Any = None, filename: str | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        keys: list[str] | None = None,
+        trigger: Any = (1, "epoch"),
+        postprocess: Any = None,
+        filename: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         log_name = kwargs.pop("log_name", "log")
         if kwargs:
             raise TypeError(f"LogReport: unexpected arguments {sorted(kwargs)}")
@@ -48,11 +53,13 @@ class LogReport(extension.Extension):
             self._summary.add(observation)
         else:
             self._summary.add(
-                {k: observation[k] for k in self._keys if k in observation})
+                {k: observation[k] for k in self._keys if k in observation}
+            )
         if not self._trigger(trainer):
             return
-        stats = {name: float(value) for name, value in
-                 self._summary.compute_mean().items()}
+        stats = {
+            name: float(value) for name, value in self._summary.compute_mean().items()
+        }
         updater = trainer.updater
         stats["epoch"] = updater.epoch
         stats["iteration"] = updater.iteration

@@ -23,8 +23,13 @@ class MicroAverage(extension.Extension):
 
     priority = extension.PRIORITY_EDITOR
 
-    def __init__(self, numerator_key: str, denominator_key: str, result_key: str,
-                 trigger: Any = (1, "epoch")) -> None:
+    def __init__(
+        self,
+        numerator_key: str,
+        denominator_key: str,
+        result_key: str,
+        trigger: Any = (1, "epoch"),
+    ) -> None:
         self._trigger = get_trigger(trigger)
         self._numerator_key = numerator_key
         self._denominator_key = denominator_key
@@ -34,8 +39,9 @@ class MicroAverage(extension.Extension):
 
     def __call__(self, trainer: Any) -> None:
         observation = trainer.observation
-        if not (self._numerator_key in observation
-                and self._denominator_key in observation):
+        if not (
+            self._numerator_key in observation and self._denominator_key in observation
+        ):
             return
         self._numerator += observation[self._numerator_key]
         self._denominator += observation[self._denominator_key]

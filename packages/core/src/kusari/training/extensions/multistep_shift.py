@@ -19,8 +19,14 @@ class MultistepShift(ValueShift):
         optimizer: The optimizer; the updater's main one by default.
     """
 
-    def __init__(self, attr: str, gamma: float, step_value: Any, init: float,
-                 optimizer: Any = None) -> None:
+    def __init__(
+        self,
+        attr: str,
+        gamma: float,
+        step_value: Any,
+        init: float,
+        optimizer: Any = None,
+    ) -> None:
         super().__init__(attr, init, optimizer)
         self._gamma = gamma
         self._step_value = list(step_value)
@@ -28,10 +34,12 @@ class MultistepShift(ValueShift):
 
     def _compute(self) -> float:
         assert self._init is not None
-        if (self._current_step < len(self._step_value)
-                and self._t >= self._step_value[self._current_step]):
+        if (
+            self._current_step < len(self._step_value)
+            and self._t >= self._step_value[self._current_step]
+        ):
             self._current_step += 1
-        return self._init * self._gamma ** self._current_step
+        return self._init * self._gamma**self._current_step
 
     def serialize(self, serializer: Any) -> None:
         super().serialize(serializer)

@@ -50,10 +50,16 @@ class ParameterStatistics(extension.Extension):
     priority = extension.PRIORITY_WRITER
     report_key_template = "{prefix}{link_name}{param_name}/{attr_name}/{function_name}"
 
-    def __init__(self, links: Any, statistics: Any = "default",
-                 report_params: bool = True, report_grads: bool = True,
-                 prefix: str | None = None, trigger: Any = (1, "epoch"),
-                 skip_nan_params: bool = False) -> None:
+    def __init__(
+        self,
+        links: Any,
+        statistics: Any = "default",
+        report_params: bool = True,
+        report_grads: bool = True,
+        prefix: str | None = None,
+        trigger: Any = (1, "epoch"),
+        skip_nan_params: bool = False,
+    ) -> None:
         if not isinstance(links, (list, tuple)):
             links = (links,)
         self._links = links
@@ -93,8 +99,12 @@ class ParameterStatistics(extension.Extension):
                         else:
                             value = function(flat)
                         key = self.report_key_template.format(
-                            prefix=prefix, link_name=link_name, param_name=param_name,
-                            attr_name=attr_name, function_name=function_name)
+                            prefix=prefix,
+                            link_name=link_name,
+                            param_name=param_name,
+                            attr_name=attr_name,
+                            function_name=function_name,
+                        )
                         if getattr(value, "size", 1) > 1:
                             for i, v in enumerate(value):
                                 statistics[f"{key}/{i}"] = v

@@ -35,10 +35,17 @@ class PlotReport(extension.Extension):
         file_name: Deprecated alias of ``filename``.
     """
 
-    def __init__(self, y_keys: str | Sequence[str], x_key: str = "iteration",
-                 trigger: Any = (1, "epoch"), postprocess: Any = None,
-                 filename: str | None = None, marker: str | None = "x",
-                 grid: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        y_keys: str | Sequence[str],
+        x_key: str = "iteration",
+        trigger: Any = (1, "epoch"),
+        postprocess: Any = None,
+        filename: str | None = None,
+        marker: str | None = "x",
+        grid: bool = True,
+        **kwargs: Any,
+    ) -> None:
         file_name = kwargs.pop("file_name", "plot.png")
         if kwargs:
             raise TypeError(f"PlotReport: unexpected arguments {sorted(kwargs)}")

@@ -18,8 +18,14 @@ class PolynomialShift(ValueShift):
         optimizer: The optimizer; the updater's main one by default.
     """
 
-    def __init__(self, attr: str, rate: float, max_count: int,
-                 target: float | None = None, optimizer: Any = None) -> None:
+    def __init__(
+        self,
+        attr: str,
+        rate: float,
+        max_count: int,
+        target: float | None = None,
+        optimizer: Any = None,
+    ) -> None:
         super().__init__(attr, None, optimizer)
         self._rate = rate
         self._max_count = max_count
@@ -28,5 +34,5 @@ class PolynomialShift(ValueShift):
     def _compute(self) -> float:
         assert self._init is not None
         decay = max(1 - self._t / self._max_count, 0)
-        value = self._init * decay ** self._rate
+        value = self._init * decay**self._rate
         return clamp(value, self._target, self._rate <= 0)

@@ -18,17 +18,23 @@ class PrintReport(extension.Extension):
         out: The stream (``sys.stdout`` at call time by default).
     """
 
-    def __init__(self, entries: list[str], log_report: Any = "LogReport",
-                 out: IO[str] | None = None) -> None:
+    def __init__(
+        self,
+        entries: list[str],
+        log_report: Any = "LogReport",
+        out: IO[str] | None = None,
+    ) -> None:
         self._entries = entries
         self._log_report = log_report
         self._log_len = 0
         self._out = out
         widths = [max(10, len(s)) for s in entries]
-        self._header: str | None = "  ".join(
-            e.ljust(w) for e, w in zip(entries, widths)) + "\n"
-        self._templates = [(e, f"{{:<{w}g}}  ", " " * (w + 2))
-                           for e, w in zip(entries, widths)]
+        self._header: str | None = (
+            "  ".join(e.ljust(w) for e, w in zip(entries, widths)) + "\n"
+        )
+        self._templates = [
+            (e, f"{{:<{w}g}}  ", " " * (w + 2)) for e, w in zip(entries, widths)
+        ]
 
     def _stream(self) -> IO[str]:
         return sys.stdout if self._out is None else self._out
@@ -46,7 +52,8 @@ class PrintReport(extension.Extension):
         else:
             raise TypeError(
                 f"PrintReport: log_report must be a LogReport or a name, got "
-                f"{type(log_report).__name__}")
+                f"{type(log_report).__name__}"
+            )
         log = log_report.log
         while len(log) > self._log_len:
             out.write("\033[J")

@@ -36,16 +36,21 @@ class ProgressBar(extension.Extension):
 
     trigger = (1, "iteration")
 
-    def __init__(self, training_length: tuple[float, str] | None = None,
-                 update_interval: int = 100, bar_length: int = 50,
-                 out: IO[str] | None = None) -> None:
+    def __init__(
+        self,
+        training_length: tuple[float, str] | None = None,
+        update_interval: int = 100,
+        bar_length: int = 50,
+        out: IO[str] | None = None,
+    ) -> None:
         self._training_length = training_length
         self._update_interval = update_interval
         self._bar_length = bar_length
         self._out = out
         # (iteration, epoch_detail, time) of the recent measurements.
         self._recent_timing: collections.deque[tuple[int, float, float]] = (
-            collections.deque(maxlen=_WINDOW))
+            collections.deque(maxlen=_WINDOW)
+        )
 
     def _stream(self) -> IO[str]:
         return sys.stdout if self._out is None else self._out
@@ -78,9 +83,11 @@ class ProgressBar(extension.Extension):
         if self._training_length is None:
             get_length = getattr(trainer.stop_trigger, "get_training_length", None)
             if get_length is None:
-                raise TypeError("ProgressBar: cannot get the training length from "
-                                f"{type(trainer.stop_trigger).__name__}; pass "
-                                "training_length")
+                raise TypeError(
+                    "ProgressBar: cannot get the training length from "
+                    f"{type(trainer.stop_trigger).__name__}; pass "
+                    "training_length"
+                )
             self._training_length = get_length()
         length, unit = self._training_length
         updater = trainer.updater
@@ -103,8 +110,11 @@ class ProgressBar(extension.Extension):
             speed_it, speed_epoch = speeds
             speed_text = f"{speed_it:10.5g}"
             speed = speed_it if unit == "iteration" else speed_epoch
-            eta = (str(datetime.timedelta(seconds=max(length - done, 0) / speed))
-                   if speed > 0 else _UNKNOWN)
+            eta = (
+                str(datetime.timedelta(seconds=max(length - done, 0) / speed))
+                if speed > 0
+                else _UNKNOWN
+            )
         lines.append(f"{speed_text:>10} iters/sec. Estimated time to finish: {eta}.\n")
         out = self._stream()
         out.write("\033[J")

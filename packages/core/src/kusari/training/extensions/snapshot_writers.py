@@ -140,8 +140,14 @@ class Writer:
     def finalize(self) -> None:
         """Wait for pending writes and release workers."""
 
-    def save(self, filename: str, outdir: str, target: Any,
-             savefun: Callable[..., Any], **kwds: Any) -> None:
+    def save(
+        self,
+        filename: str,
+        outdir: str,
+        target: Any,
+        savefun: Callable[..., Any],
+        **kwds: Any,
+    ) -> None:
         """Save ``target`` with ``savefun`` to ``outdir/filename`` atomically.
 
         The file is synced to disk before it is renamed into place, and the
@@ -203,8 +209,9 @@ class StandardWriter(Writer):
         self._worker.start()
         self._started = True
 
-    def create_worker(self, filename: str, outdir: str, target: Any,
-                      **kwds: Any) -> Any:
+    def create_worker(
+        self, filename: str, outdir: str, target: Any, **kwds: Any
+    ) -> Any:
         raise NotImplementedError
 
     def finalize(self) -> None:
@@ -218,22 +225,28 @@ class StandardWriter(Writer):
 class ThreadWriter(StandardWriter):
     """Save in a new thread."""
 
-    def create_worker(self, filename: str, outdir: str, target: Any,
-                      **kwds: Any) -> Any:
-        return threading.Thread(target=self.save,
-                                args=(filename, outdir, target, self._savefun),
-                                kwargs=kwds)
+    def create_worker(
+        self, filename: str, outdir: str, target: Any, **kwds: Any
+    ) -> Any:
+        return threading.Thread(
+            target=self.save,
+            args=(filename, outdir, target, self._savefun),
+            kwargs=kwds,
+        )
 
 
 class ProcessWriter(StandardWriter):
     """Save in a new process (``savefun`` and the target must be picklable
     with the ``fork`` start method's relaxed rules)."""
 
-    def create_worker(self, filename: str, outdir: str, target: Any,
-                      **kwds: Any) -> Any:
-        return multiprocessing.Process(target=self.save,
-                                       args=(filename, outdir, target, self._savefun),
-                                       kwargs=kwds)
+    def create_worker(
+        self, filename: str, outdir: str, target: Any, **kwds: Any
+    ) -> Any:
+        return multiprocessing.Process(
+            target=self.save,
+            args=(filename, outdir, target, self._savefun),
+            kwargs=kwds,
+        )
 
 
 class QueueWriter(Writer):
@@ -245,8 +258,9 @@ class QueueWriter(Writer):
             :class:`SimpleWriter` by default.
     """
 
-    def __init__(self, savefun: Callable[..., Any] = npz.save_npz,
-                 task: Any = None) -> None:
+    def __init__(
+        self, savefun: Callable[..., Any] = npz.save_npz, task: Any = None
+    ) -> None:
         super().__init__()
         self._task = self.create_task(savefun) if task is None else task
         self._queue = self.create_queue()

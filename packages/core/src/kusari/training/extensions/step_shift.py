@@ -19,8 +19,15 @@ class StepShift(ValueShift):
         optimizer: The optimizer; the updater's main one by default.
     """
 
-    def __init__(self, attr: str, gamma: float, step: int, init: float | None = None,
-                 target: float | None = None, optimizer: Any = None) -> None:
+    def __init__(
+        self,
+        attr: str,
+        gamma: float,
+        step: int,
+        init: float | None = None,
+        target: float | None = None,
+        optimizer: Any = None,
+    ) -> None:
         super().__init__(attr, init, optimizer)
         self._gamma = gamma
         self._step = step

@@ -8,8 +8,7 @@ from typing import Any
 from kusari.training import extension
 
 
-def observe_value(observation_key: str,
-                  target_func: Callable[[Any], Any]) -> Any:
+def observe_value(observation_key: str, target_func: Callable[[Any], Any]) -> Any:
     """Extension storing ``target_func(trainer)`` as
     ``trainer.observation[observation_key]`` (each epoch by default).
 
@@ -34,4 +33,5 @@ def observe_lr(optimizer_name: str = "main", observation_key: str = "lr") -> Any
     """
     return observe_value(
         observation_key,
-        lambda trainer: trainer.updater.get_optimizer(optimizer_name).lr)
+        lambda trainer: trainer.updater.get_optimizer(optimizer_name).lr,
+    )

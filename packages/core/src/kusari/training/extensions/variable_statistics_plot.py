@@ -38,17 +38,27 @@ class VariableStatisticsPlot(extension.Extension):
         file_name: Deprecated alias of ``filename``.
     """
 
-    def __init__(self, targets: Any, max_sample_size: int = 1000,
-                 report_data: bool = True, report_grad: bool = True,
-                 plot_mean: bool = True, plot_std: bool = True,
-                 percentile_sigmas: Any = _SIGMAS, trigger: Any = (1, "epoch"),
-                 filename: str | None = None, figsize: Any = None,
-                 marker: str | None = None, grid: bool = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        targets: Any,
+        max_sample_size: int = 1000,
+        report_data: bool = True,
+        report_grad: bool = True,
+        plot_mean: bool = True,
+        plot_std: bool = True,
+        percentile_sigmas: Any = _SIGMAS,
+        trigger: Any = (1, "epoch"),
+        filename: str | None = None,
+        figsize: Any = None,
+        marker: str | None = None,
+        grid: bool = True,
+        **kwargs: Any,
+    ) -> None:
         file_name = kwargs.pop("file_name", "statistics.png")
         if kwargs:
             raise TypeError(
-                f"VariableStatisticsPlot: unexpected arguments {sorted(kwargs)}")
+                f"VariableStatisticsPlot: unexpected arguments {sorted(kwargs)}"
+            )
         _plot.check_available()
         if not isinstance(targets, (list, tuple)):
             targets = [targets]
@@ -59,13 +69,16 @@ class VariableStatisticsPlot(extension.Extension):
             elif isinstance(t, Variable):
                 self._vars.append(t)
             else:
-                raise TypeError("VariableStatisticsPlot: targets must be Variables "
-                                f"or Links, got {type(t).__name__}")
+                raise TypeError(
+                    "VariableStatisticsPlot: targets must be Variables "
+                    f"or Links, got {type(t).__name__}"
+                )
         wanted = (("data", report_data), ("grad", report_grad))
         self._keys = [k for k, on in wanted if on]
         if not self._keys:
-            raise ValueError("VariableStatisticsPlot: report_data or report_grad "
-                             "must be True")
+            raise ValueError(
+                "VariableStatisticsPlot: report_data or report_grad must be True"
+            )
         self._max_sample_size = max_sample_size
         self._plot_mean = plot_mean
         self._plot_std = plot_std
@@ -94,8 +107,9 @@ class VariableStatisticsPlot(extension.Extension):
             return numpy.empty(0)
         flat = numpy.concatenate(arrays).astype(numpy.float64)
         if flat.size > self._max_sample_size:
-            flat = flat[self._rng.choice(flat.size, self._max_sample_size,
-                                         replace=False)]
+            flat = flat[
+                self._rng.choice(flat.size, self._max_sample_size, replace=False)
+            ]
         return flat
 
     def __call__(self, trainer: Any) -> None:
@@ -105,9 +119,12 @@ class VariableStatisticsPlot(extension.Extension):
             if flat.size == 0:
                 row = numpy.full(len(self._percentile_sigmas) + 2, numpy.nan)
             else:
-                row = numpy.concatenate([
-                    numpy.percentile(flat, self._percentile_sigmas),
-                    [flat.mean(), flat.std()]])
+                row = numpy.concatenate(
+                    [
+                        numpy.percentile(flat, self._percentile_sigmas),
+                        [flat.mean(), flat.std()],
+                    ]
+                )
             self._stats[key].append(row)
         if self._trigger(trainer) and self.available():
             self._plot(trainer)
@@ -124,8 +141,14 @@ class VariableStatisticsPlot(extension.Extension):
                 ax.grid()
             stats = numpy.asarray(self._stats[key])
             for j in range(n // 2):
-                ax.fill_between(x, stats[:, j], stats[:, n - 1 - j],
-                                alpha=0.15 + 0.1 * j, color="C0", linewidth=0)
+                ax.fill_between(
+                    x,
+                    stats[:, j],
+                    stats[:, n - 1 - j],
+                    alpha=0.15 + 0.1 * j,
+                    color="C0",
+                    linewidth=0,
+                )
             if self._plot_mean:
                 ax.plot(x, stats[:, n], marker=self._marker, color="C1", label="mean")
             if self._plot_std:

@@ -20,8 +20,14 @@ class WarmupShift(ValueShift):
         optimizer: The optimizer; the updater's main one by default.
     """
 
-    def __init__(self, attr: str, warmup_start: float, warmup_iter: int,
-                 init: float | None = None, optimizer: Any = None) -> None:
+    def __init__(
+        self,
+        attr: str,
+        warmup_start: float,
+        warmup_iter: int,
+        init: float | None = None,
+        optimizer: Any = None,
+    ) -> None:
         super().__init__(attr, init, optimizer)
         self._warmup_start = warmup_start
         self._warmup_iter = warmup_iter
@@ -32,8 +38,10 @@ class WarmupShift(ValueShift):
     def _compute(self) -> float | None:
         assert self._init is not None
         if self._t < self._warmup_iter:
-            return self._warmup_start + (
-                self._init - self._warmup_start) * self._t / self._warmup_iter
+            return (
+                self._warmup_start
+                + (self._init - self._warmup_start) * self._t / self._warmup_iter
+            )
         if self._t == self._warmup_iter:
             return self._init
         return None

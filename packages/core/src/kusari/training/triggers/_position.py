@@ -40,15 +40,23 @@ class PositionTracker:
     def serialize(self, serializer: Any) -> None:
         try:
             self._previous_iteration = serializer(
-                "previous_iteration", self._previous_iteration)
+                "previous_iteration", self._previous_iteration
+            )
         except KeyError:
-            warnings.warn("the previous iteration of a trigger was not saved; "
-                          "guessing it from the current iteration", stacklevel=3)
+            warnings.warn(
+                "the previous iteration of a trigger was not saved; "
+                "guessing it from the current iteration",
+                stacklevel=3,
+            )
             self._previous_iteration = -1
         try:
             self._previous_epoch_detail = serializer(
-                "previous_epoch_detail", self._previous_epoch_detail)
+                "previous_epoch_detail", self._previous_epoch_detail
+            )
         except KeyError:
-            warnings.warn("the previous epoch_detail of a trigger was not saved; "
-                          "guessing it from the updater", stacklevel=3)
+            warnings.warn(
+                "the previous epoch_detail of a trigger was not saved; "
+                "guessing it from the updater",
+                stacklevel=3,
+            )
             self._previous_epoch_detail = -1.0

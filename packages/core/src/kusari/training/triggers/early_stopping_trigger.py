@@ -24,16 +24,27 @@ class EarlyStoppingTrigger:
         max_trigger: Stop unconditionally when this fires.
     """
 
-    def __init__(self, check_trigger: Any = (1, "epoch"), monitor: str = "main/loss",
-                 patience: int = 3, mode: str = "auto", verbose: bool = False,
-                 max_trigger: Any = (100, "epoch"), **kwargs: Any) -> None:
+    def __init__(
+        self,
+        check_trigger: Any = (1, "epoch"),
+        monitor: str = "main/loss",
+        patience: int = 3,
+        mode: str = "auto",
+        verbose: bool = False,
+        max_trigger: Any = (100, "epoch"),
+        **kwargs: Any,
+    ) -> None:
         if "patients" in kwargs:
             patience = kwargs.pop("patients")
-            warnings.warn("EarlyStoppingTrigger: 'patients' is deprecated; use "
-                          "'patience'", DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                "EarlyStoppingTrigger: 'patients' is deprecated; use 'patience'",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         if kwargs:
             raise TypeError(
-                f"EarlyStoppingTrigger: unexpected arguments {sorted(kwargs)}")
+                f"EarlyStoppingTrigger: unexpected arguments {sorted(kwargs)}"
+            )
         if mode not in ("max", "min", "auto"):
             raise ValueError(f"mode must be 'max', 'min' or 'auto', got {mode!r}")
         self.count = 0
@@ -81,8 +92,10 @@ class EarlyStoppingTrigger:
         return self._max_trigger.get_training_length()
 
     def serialize(self, serializer: Any) -> None:
-        for name, trig in (("max_trigger", self._max_trigger),
-                           ("interval_trigger", self._interval_trigger)):
+        for name, trig in (
+            ("max_trigger", self._max_trigger),
+            ("interval_trigger", self._interval_trigger),
+        ):
             if hasattr(trig, "serialize"):
                 trig.serialize(serializer[name])
         self._summary.serialize(serializer["summary"])

@@ -18,8 +18,12 @@ class BestValueTrigger:
         trigger: The interval over which ``key`` is averaged and checked.
     """
 
-    def __init__(self, key: str, compare: Callable[[float, float], bool],
-                 trigger: Any = (1, "epoch")) -> None:
+    def __init__(
+        self,
+        key: str,
+        compare: Callable[[float, float], bool],
+        trigger: Any = (1, "epoch"),
+    ) -> None:
         self._key = key
         self._best_value: float | None = None
         self._interval_trigger = util.get_trigger(trigger)

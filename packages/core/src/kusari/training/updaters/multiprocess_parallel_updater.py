@@ -12,7 +12,8 @@ class MultiprocessParallelUpdater:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise RuntimeError(
             "MultiprocessParallelUpdater needs NCCL multi-GPU support, which "
-            "kusari does not provide; use StandardUpdater or ParallelUpdater")
+            "kusari does not provide; use StandardUpdater or ParallelUpdater"
+        )
 
     @staticmethod
     def available() -> bool:

@@ -27,15 +27,25 @@ class ParallelUpdater(StandardUpdater):
         auto_new_epoch: As for :class:`StandardUpdater`.
     """
 
-    def __init__(self, iterator: Any, optimizer: Any,
-                 converter: Any = convert.concat_examples,
-                 models: dict[str, Any] | None = None,
-                 devices: dict[str, Any] | None = None, loss_func: Any = None,
-                 loss_scale: float | None = None,
-                 auto_new_epoch: bool = True) -> None:
-        super().__init__(iterator, optimizer, converter=converter,
-                         loss_func=loss_func, loss_scale=loss_scale,
-                         auto_new_epoch=auto_new_epoch)
+    def __init__(
+        self,
+        iterator: Any,
+        optimizer: Any,
+        converter: Any = convert.concat_examples,
+        models: dict[str, Any] | None = None,
+        devices: dict[str, Any] | None = None,
+        loss_func: Any = None,
+        loss_scale: float | None = None,
+        auto_new_epoch: bool = True,
+    ) -> None:
+        super().__init__(
+            iterator,
+            optimizer,
+            converter=converter,
+            loss_func=loss_func,
+            loss_scale=loss_scale,
+            auto_new_epoch=auto_new_epoch,
+        )
         main_opt = self.get_optimizer("main")
         if models is None:
             if devices is None:
@@ -54,8 +64,10 @@ class ParallelUpdater(StandardUpdater):
             raise KeyError("ParallelUpdater: models must have a 'main' key")
         if devices is None:
             devices = dict.fromkeys(models)
-        self._devices = {k: (None if v is None else backend.get_device(v))
-                         for k, v in devices.items()}
+        self._devices = {
+            k: (None if v is None else backend.get_device(v))
+            for k, v in devices.items()
+        }
         self._models = models
 
     def connect_trainer(self, trainer: Any) -> None:
@@ -71,9 +83,12 @@ class ParallelUpdater(StandardUpdater):
         iterator = self.get_iterator("main")
         batch = iterator.next()
         n = len(self._models)
-        inputs = {key: convert.call_converter(self.converter, batch[i::n],
-                                              self._devices.get(key))
-                  for i, key in enumerate(self._models)}
+        inputs = {
+            key: convert.call_converter(
+                self.converter, batch[i::n], self._devices.get(key)
+            )
+            for i, key in enumerate(self._models)
+        }
         for model in self._models.values():
             model.cleargrads()
         losses = []

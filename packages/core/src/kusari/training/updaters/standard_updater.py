@@ -31,10 +31,18 @@ class StandardUpdater(Updater):
         converter, loss_func, loss_scale, auto_new_epoch: As given.
     """
 
-    def __init__(self, iterator: Any, optimizer: Any,
-                 converter: Any = convert.concat_examples, device: Any = None,
-                 loss_func: Any = None, loss_scale: float | None = None,
-                 auto_new_epoch: bool = True, *, input_device: Any = None) -> None:
+    def __init__(
+        self,
+        iterator: Any,
+        optimizer: Any,
+        converter: Any = convert.concat_examples,
+        device: Any = None,
+        loss_func: Any = None,
+        loss_scale: float | None = None,
+        auto_new_epoch: bool = True,
+        *,
+        input_device: Any = None,
+    ) -> None:
         if device is not None:
             device = backend.get_device(device)
         if isinstance(iterator, Iterator) or not isinstance(iterator, dict):
@@ -50,8 +58,9 @@ class StandardUpdater(Updater):
         self.loss_func = loss_func
         self.iteration = 0
         self._device = device
-        self._input_device = device if input_device is None else backend.get_device(
-            input_device)
+        self._input_device = (
+            device if input_device is None else backend.get_device(input_device)
+        )
         self.loss_scale = loss_scale
         if loss_scale is not None:
             for opt in self._optimizers.values():
@@ -62,9 +71,11 @@ class StandardUpdater(Updater):
                 opt.use_auto_new_epoch = True
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(iteration={self.iteration}, "
-                f"iterators={list(self._iterators)}, "
-                f"optimizers={list(self._optimizers)})")
+        return (
+            f"{type(self).__name__}(iteration={self.iteration}, "
+            f"iterators={list(self._iterators)}, "
+            f"optimizers={list(self._optimizers)})"
+        )
 
     @property
     def device(self) -> Any:
