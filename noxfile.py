@@ -6,7 +6,7 @@ nox -s bench        # benchmarks, side by side with PyTorch CPU when installable
 nox -s slow         # the long tests
 nox -s docs         # the documentation site (Sphinx, warnings are errors)
 nox -s format       # apply ruff's formatting (lint checks it)
-nox -s tests-3.11(package='core') -- -k linear   # a subset
+nox -s "tests(package='core')" -- -k linear   # a subset
 """
 
 from __future__ import annotations
