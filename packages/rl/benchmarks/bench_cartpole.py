@@ -21,12 +21,14 @@ TASKS = {
 }
 
 NOTES = """\
-kusari-rl: DoubleDQN (100-100 ReLU, Adam 1e-3 with eps 1e-2, minibatch 32,
-rewards scaled by 0.01, epsilon 1 -> 0.05 over 10000 steps, target sync every
-100 steps); PPO and A2C on 8 envs with
-64-64 tanh policy and value networks (PPO: 32 steps per env per update, 10
-epochs of minibatch 64, Adam 1e-3, gamma 0.98, lambda 0.8; A2C: 5 steps,
-RMSprop 7e-4). SB3: rl-baselines3-zoo's CartPole-v1 settings.
+Both sides use rl-baselines3-zoo's CartPole-v1 settings and SB3's network
+sizes. DQN: 256-256 ReLU, Adam 2.3e-3, minibatch 64, 128 updates every 256
+steps from step 1000, target sync every 10 steps, epsilon 1 -> 0.04 over 8000
+steps, gradient norm <= 10. PPO: 8 envs x 32 steps, 20 epochs of minibatch
+256, gamma 0.98, lambda 0.8, no entropy bonus, learning rate 1e-3 and clip
+range 0.2 decaying linearly to 0 over 100k steps, value coefficient 0.5,
+gradient norm <= 0.5, 64-64 tanh policy and value networks with SB3's
+orthogonal initialisation. A2C: SB3's defaults on 8 envs, no entropy bonus.
 Steps/s count training steps over training time (evaluations excluded)."""
 
 

@@ -20,13 +20,13 @@ TASKS = {
 }
 
 NOTES = """\
-kusari-rl: SAC and TD3 with 64-64 ReLU networks (enough for Pendulum, with
-1/16 of the hidden-layer arithmetic of 256-256), Adam(1e-3), minibatch 256,
-uniformly random actions before the first update (SAC: 256 steps, TD3:
-1000), actions rescaled to [-1, 1]; SAC learns its temperature (target
-entropy -1, gamma 0.99); TD3 adds N(0, 0.1) exploration noise (gamma 0.98).
-SB3: rl-baselines3-zoo's Pendulum-v1 settings (SAC: lr 1e-3, 256-256, 100
-random steps; TD3: 400-300 networks, 10000 random steps, gamma 0.98).
+Both sides use rl-baselines3-zoo's Pendulum-v1 settings and SB3's network
+sizes, actions rescaled to [-1, 1]. SAC: 256-256 ReLU networks, Adam 1e-3,
+minibatch 256, tau 0.005, learned temperature (target entropy -1), gamma
+0.99; random actions for the first 256 steps (SB3: 100, sampling minibatches
+with replacement). TD3: 400-300 networks, Adam 1e-3, minibatch 256, gamma
+0.98, N(0, 0.1) exploration noise; kusari-rl starts learning after 1000
+random steps, SB3 after rl-zoo's 10000.
 Steps/s count training steps over training time (evaluations excluded)."""
 
 

@@ -36,8 +36,20 @@ def _only_run_dir(outdir: Path) -> Path:
         [],
         ["--num-envs", "2", "--prioritized-replay", "--double"],
         ["--noisy-net-sigma", "0.5"],
+        [
+            "--update-interval",
+            "8",
+            "--n-times-update",
+            "4",
+            "--target-update-interval",
+            "10",
+            "--max-grad-norm",
+            "10",
+            "--adam-eps",
+            "1e-8",
+        ],
     ],
-    ids=["single", "vector-prioritized-double", "noisy"],
+    ids=["single", "vector-prioritized-double", "noisy", "zoo-style"],
 )
 def test_train_dqn_gym_trains_saves_and_demos(tmp_path, extra):
     script = EXAMPLES / "gym" / "train_dqn_gym.py"
@@ -64,6 +76,9 @@ def test_train_dqn_gym_trains_saves_and_demos(tmp_path, extra):
     log = json.loads((run / "log").read_text())
     assert [e["iteration"] for e in log][:1] and log[0]["iteration"] >= 150
     assert (run / "300_finish" / "model.npz").exists()
+    if "--n-times-update" in extra:
+        # 4 updates every 8 steps from step 100: about 100 by step 300.
+        assert 90 <= log[-1]["n_updates"] <= 104
     # The demo builds the same network (noisy or not) and loads it.
     demo = _run(
         script,

@@ -91,3 +91,72 @@ def test_example_names_an_unsupported_space(tmp_path):
     )
     assert proc.returncode != 0
     assert "needs a 1-D Box observation space, got Tuple" in proc.stderr
+
+
+def _load_example(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ppo_example_zoo_options(tmp_path):
+    import argparse
+
+    import gymnasium as gym
+    import numpy as np
+
+    ppo = _load_example("train_ppo_gym")
+    env = gym.make("Pendulum-v1")
+    model = ppo.make_model(env.observation_space, env.action_space)
+    var_before = model.pi.head.var_param.array.copy()
+    ppo.orthogonal_init(model.pi, 0.01)
+    ppo.orthogonal_init(model.v, 1.0)
+    hidden = model.pi.mean.hidden_layers[1].W.array
+    np.testing.assert_allclose(hidden @ hidden.T, 2.0 * np.eye(64), atol=1e-5)
+    out = model.pi.mean.output.W.array
+    np.testing.assert_allclose(out @ out.T, 1e-4 * np.eye(1), atol=1e-9)
+    assert not model.v.model.output.b.array.any()
+    np.testing.assert_array_equal(model.pi.head.var_param.array, var_before)
+
+    class Agent:
+        optimizer = argparse.Namespace(alpha=None)
+        clip_eps = None
+
+    agent = Agent()
+    hooks = ppo.decay_hooks(argparse.Namespace(steps=1000, lr=1e-3, clip_eps=0.2))
+    for hook in hooks:
+        hook(None, agent, 250)
+    assert agent.optimizer.alpha == pytest.approx(7.5e-4)
+    assert agent.clip_eps == pytest.approx(0.15)
+    proc = _run(
+        "train_ppo_gym.py",
+        "--env",
+        "CartPole-v1",
+        "--steps",
+        "256",
+        "--num-envs",
+        "2",
+        "--update-interval",
+        "64",
+        "--batchsize",
+        "64",
+        "--eval-interval",
+        "128",
+        "--eval-n-runs",
+        "1",
+        "--max-episode-len",
+        "50",
+        "--value-func-coef",
+        "0.5",
+        "--max-grad-norm",
+        "0.5",
+        "--linear-decay",
+        "--orthogonal-init",
+        "--outdir",
+        str(tmp_path / "results"),
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]

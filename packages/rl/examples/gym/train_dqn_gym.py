@@ -5,6 +5,12 @@ exploration; 1-D Box action spaces get NAF (a quadratic Q-function) with
 Ornstein-Uhlenbeck noise.
 
     python train_dqn_gym.py --env CartPole-v1 --steps 50000
+    # rl-baselines3-zoo's CartPole-v1 DQN (what benchmarks/ compares with SB3):
+    python train_dqn_gym.py --env CartPole-v1 --steps 50000 --lr 2.3e-3 \
+        --adam-eps 1e-8 --reward-scale-factor 1 --n-hidden-channels 256 \
+        --minibatch-size 64 --update-interval 256 --n-times-update 128 \
+        --target-update-interval 10 --final-exploration-steps 8000 \
+        --end-epsilon 0.04 --max-grad-norm 10
     python train_dqn_gym.py --env CartPole-v1 --num-envs 4 --prioritized-replay
     python train_dqn_gym.py --env Pendulum-v1 --steps 200000
     python train_dqn_gym.py --env CartPole-v1 --demo --load results/.../best
@@ -89,6 +95,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--target-update-method", type=str, default="hard")
     parser.add_argument("--soft-update-tau", type=float, default=1e-2)
     parser.add_argument("--update-interval", type=int, default=1)
+    parser.add_argument(
+        "--n-times-update", type=int, default=1, help="updates per update interval"
+    )
+    parser.add_argument(
+        "--max-grad-norm", type=float, default=None, help="clip the gradient norm"
+    )
+    parser.add_argument("--adam-eps", type=float, default=1e-2)
     parser.add_argument("--eval-n-runs", type=int, default=100)
     parser.add_argument("--eval-interval", type=int, default=10**4)
     parser.add_argument("--n-hidden-channels", type=int, default=100)
@@ -130,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     else:
         explorer = explorers.AdditiveOU()
-    opt = kusari.optimizers.Adam(alpha=args.lr, eps=1e-2)
+    opt = kusari.optimizers.Adam(alpha=args.lr, eps=args.adam_eps)
     opt.setup(q_func)
     rbuf_capacity = 5 * 10**5
     if args.minibatch_size is None:
@@ -158,6 +171,8 @@ def main(argv: list[str] | None = None) -> None:
         minibatch_size=args.minibatch_size,
         target_update_method=args.target_update_method,
         soft_update_tau=args.soft_update_tau,
+        n_times_update=args.n_times_update,
+        max_grad_norm=args.max_grad_norm,
         phi=lambda x: np.asarray(x, dtype=np.float32),
     )
     if args.load:

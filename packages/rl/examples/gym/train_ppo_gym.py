@@ -4,6 +4,11 @@ Discrete action spaces get a softmax policy, 1-D Box spaces a Gaussian
 policy with a learned state-independent variance.
 
     python train_ppo_gym.py --env CartPole-v1 --steps 100000 --num-envs 8
+    # rl-baselines3-zoo's CartPole-v1 PPO (what benchmarks/ compares with SB3):
+    python train_ppo_gym.py --env CartPole-v1 --steps 100000 --num-envs 8 \
+        --update-interval 256 --batchsize 256 --epochs 20 --lr 1e-3 \
+        --gamma 0.98 --lambd 0.8 --value-func-coef 0.5 --max-grad-norm 0.5 \
+        --linear-decay --orthogonal-init
     python train_ppo_gym.py --env Pendulum-v1 --steps 1000000
     python train_ppo_gym.py --env CartPole-v1 --demo --load results/.../best
 """
@@ -66,6 +71,34 @@ def make_model(obs_space: gym.Space, action_space: gym.Space) -> A2CSeparateMode
     return A2CSeparateModel(pi, vf)
 
 
+def decay_hooks(args: argparse.Namespace) -> list[experiments.StepHook]:
+    """Hooks taking the learning rate and clip range linearly to 0."""
+
+    def set_lr(env: object, agent: PPO, value: float) -> None:
+        agent.optimizer.alpha = value
+
+    def set_clip_eps(env: object, agent: PPO, value: float) -> None:
+        agent.clip_eps = value
+
+    return [
+        experiments.LinearInterpolationHook(args.steps, args.lr, 0.0, set_lr),
+        experiments.LinearInterpolationHook(
+            args.steps, args.clip_eps, 0.0, set_clip_eps
+        ),
+    ]
+
+
+def orthogonal_init(link: kusari.Link, output_gain: float) -> None:
+    """Orthogonal weights (gain sqrt(2), ``output_gain`` for the output layer)
+    and zero biases; parameters that are neither (a log-variance) stay."""
+    for name, param in link.namedparams():
+        if name.endswith("/b"):
+            param.array[...] = 0.0
+        elif name.endswith("/W"):
+            gain = output_gain if "/output/" in name else 2**0.5
+            kusari.initializers.Orthogonal(scale=gain)(param.array)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", type=str, default="CartPole-v1")
@@ -82,6 +115,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--entropy-coef", type=float, default=0.0)
     parser.add_argument("--clip-eps-vf", type=float, default=None)
+    parser.add_argument("--clip-eps", type=float, default=0.2)
+    parser.add_argument("--value-func-coef", type=float, default=1.0)
+    parser.add_argument(
+        "--max-grad-norm", type=float, default=None, help="clip the gradient norm"
+    )
+    parser.add_argument(
+        "--linear-decay",
+        action="store_true",
+        help="decay the learning rate and the clip range linearly to 0 over --steps",
+    )
+    parser.add_argument(
+        "--orthogonal-init",
+        action="store_true",
+        help="orthogonal weights (gain sqrt(2), 0.01 for the policy output), "
+        "zero biases, as Stable-Baselines3 initialises its actor-critic",
+    )
     parser.add_argument("--gamma", type=float, default=0.99)
     parser.add_argument("--lambd", type=float, default=0.95)
     parser.add_argument("--max-episode-len", type=int, default=None)
@@ -97,8 +146,13 @@ def main(argv: list[str] | None = None) -> None:
     sample_env = gym.make(args.env)
     model = make_model(sample_env.observation_space, sample_env.action_space)
     sample_env.close()
+    if args.orthogonal_init:
+        orthogonal_init(model.pi, 0.01)
+        orthogonal_init(model.v, 1.0)
     opt = kusari.optimizers.Adam(alpha=args.lr, eps=1e-5)
     opt.setup(model)
+    if args.max_grad_norm is not None:
+        opt.add_hook(kusari.optimizer_hooks.GradientClipping(args.max_grad_norm))
     agent = PPO(
         model,
         opt,
@@ -109,7 +163,9 @@ def main(argv: list[str] | None = None) -> None:
         minibatch_size=args.batchsize,
         epochs=args.epochs,
         entropy_coef=args.entropy_coef,
+        clip_eps=args.clip_eps,
         clip_eps_vf=args.clip_eps_vf,
+        value_func_coef=args.value_func_coef,
         act_deterministically=True,
         phi=lambda x: np.asarray(x, dtype=np.float32),
     )
@@ -147,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
         eval_interval=args.eval_interval,
         max_episode_len=args.max_episode_len,
         log_interval=args.update_interval,
+        step_hooks=decay_hooks(args) if args.linear_decay else (),
     )
 
 

@@ -70,6 +70,7 @@ def train_agent(
     next_snapshot = (
         (t // snapshot_interval + 1) * snapshot_interval if snapshot_interval else None
     )
+    log_info = logger.isEnabledFor(logging.INFO)
     obs, _ = env.reset()
     r = 0.0
     try:
@@ -90,14 +91,15 @@ def train_agent(
             episode_end = bool(terminated) or reset or t == steps
             if episode_end:
                 agent.stop_episode_and_train(obs, r, bool(terminated))
-                logger.info(
-                    "outdir:%s step:%s episode:%s R:%s",
-                    outdir,
-                    t,
-                    episode_idx,
-                    episode_r,
-                )
-                logger.info("statistics:%s", agent.get_statistics())
+                if log_info:  # get_statistics is not free; skip it when muted
+                    logger.info(
+                        "outdir:%s step:%s episode:%s R:%s",
+                        outdir,
+                        t,
+                        episode_idx,
+                        episode_r,
+                    )
+                    logger.info("statistics:%s", agent.get_statistics())
                 episode_idx += 1
             if checkpoint_freq and t % checkpoint_freq == 0:
                 save_agent(agent, t, outdir, logger, suffix="_checkpoint")

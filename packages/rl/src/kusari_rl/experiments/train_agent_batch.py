@@ -11,7 +11,12 @@ from typing import Any
 import numpy as np
 
 from kusari_rl.experiments.evaluator import Evaluator, save_agent
-from kusari_rl.experiments.snapshot import load_snapshot, save_snapshot
+from kusari_rl.experiments.snapshot import (
+    load_snapshot,
+    save_snapshot,
+    set_vector_env_state,
+    vector_env_state,
+)
 from kusari_rl.experiments.vector import ended_observations, reset_done_envs
 from kusari_rl.misc.env_spaces import check_agent_env
 
@@ -44,6 +49,7 @@ def train_agent_batch(
     snapshot_interval: int | None = None,
     episode_offset: int = 0,
     eval_env: Any = None,
+    resume_state: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Train ``agent`` with ``batch_act_and_train``/``batch_observe_and_train``.
 
@@ -55,10 +61,14 @@ def train_agent_batch(
         log_interval: Log recent returns every this many steps.
         return_window_size: Episodes averaged in those log lines.
         snapshot_interval: Save a snapshot to ``<outdir>/snapshot`` after
-            every this many steps. Sub-envs are mid-episode then, so a resumed
-            run restores the agent, replay buffer, evaluator and global RNGs
-            and starts fresh episodes (not bit-exact, unlike the single-env
-            loop).
+            every this many steps. Sub-envs are mid-episode then; with a
+            ``SyncVectorEnv`` the snapshot holds their state too (see
+            :func:`~kusari_rl.experiments.snapshot.vector_env_state`), so
+            the resumed run is the uninterrupted one. An ``AsyncVectorEnv``
+            resumes with fresh episodes.
+        resume_state: The loop's state from a snapshot (``extra['batch']``
+            of :func:`~kusari_rl.experiments.snapshot.load_snapshot`):
+            continue the sub-envs' episodes instead of resetting them.
 
     Returns:
         Evaluation history: ``[{'step': t, 'mean': score}, ...]``.
@@ -74,10 +84,20 @@ def train_agent_batch(
     episode_len = np.zeros(num_envs, dtype=np.int64)
     n_done = episode_offset
     t = step_offset
+    no_cut = np.zeros(num_envs, dtype=bool)
     next_snapshot = (
         (t // snapshot_interval + 1) * snapshot_interval if snapshot_interval else None
     )
     obss, _ = env.reset()
+    if resume_state is not None:
+        # After the reset above: it initialises the vector env, and the
+        # restored state then overwrites whatever it changed.
+        set_vector_env_state(env, resume_state["env"])
+        obss = resume_state["obss"]
+        episode_r[:] = resume_state["episode_r"]
+        episode_idx[:] = resume_state["episode_idx"]
+        episode_len[:] = resume_state["episode_len"]
+        recent_returns.extend(resume_state["recent_returns"])
     try:
         while True:
             actions = agent.batch_act_and_train(obss)
@@ -89,7 +109,7 @@ def train_agent_batch(
             cut = (
                 episode_len >= max_episode_len
                 if max_episode_len is not None
-                else np.zeros(num_envs, dtype=bool)
+                else no_cut.copy()
             )
             needs_reset = infos.get("needs_reset")
             if needs_reset is not None:
@@ -132,14 +152,26 @@ def train_agent_batch(
                 break
             obss = reset_done_envs(env, obss, ended, cut & ~(terms | truncs))
             if next_snapshot is not None and t >= next_snapshot:
+                env_state = vector_env_state(env)
+                batch = None
+                if env_state is not None:
+                    batch = {
+                        "env": env_state,
+                        "obss": obss,
+                        "episode_r": episode_r,
+                        "episode_idx": episode_idx,
+                        "episode_len": episode_len,
+                        "recent_returns": list(recent_returns),
+                    }
                 save_snapshot(
                     os.path.join(outdir, "snapshot"),
                     agent,
                     step=t,
                     episode=n_done,
                     env=None,
-                    eval_env=None,
+                    eval_env=evaluator.env if evaluator is not None else None,
                     evaluator=evaluator,
+                    extra={"batch": batch},
                 )
                 next_snapshot = (t // snapshot_interval + 1) * snapshot_interval
     except (Exception, KeyboardInterrupt):
@@ -207,17 +239,28 @@ def train_agent_batch_with_evaluation(
         logger=logger,
     )
     episode_offset = 0
+    resume_state = None
     if resume is not None:
-        info = load_snapshot(resume, agent, evaluator=evaluator)
+        info = load_snapshot(resume, agent, eval_env=eval_env, evaluator=evaluator)
         step_offset, episode_offset = info["step"], info["episode"]
-        # The snapshot was taken mid-episode and the envs start afresh: end
-        # the stored episodes as cut (not terminal) so that no n-step window
-        # joins two episodes.
-        buffer = getattr(agent, "replay_buffer", None)
-        if buffer is not None:
-            for env_id in range(env.num_envs):
-                buffer.stop_current_episode(env_id=env_id)
-        logger.info("Resumed from %s at step %d", resume, step_offset)
+        resume_state = info["extra"].get("batch")
+        if resume_state is None or not hasattr(env, "envs"):
+            # No sub-env state (an AsyncVectorEnv was, or is, in use): the
+            # envs start afresh, so end the stored episodes as cut (not
+            # terminal) so that no n-step window joins two episodes.
+            resume_state = None
+            buffer = getattr(agent, "replay_buffer", None)
+            if buffer is not None:
+                for env_id in range(env.num_envs):
+                    buffer.stop_current_episode(env_id=env_id)
+            logger.warning(
+                "Resumed from %s at step %d with fresh episodes (the sub-envs' "
+                "state is only kept for a SyncVectorEnv)",
+                resume,
+                step_offset,
+            )
+        else:
+            logger.info("Resumed from %s at step %d", resume, step_offset)
     return train_agent_batch(
         agent,
         env,
@@ -234,4 +277,5 @@ def train_agent_batch_with_evaluation(
         logger=logger,
         snapshot_interval=snapshot_interval,
         episode_offset=episode_offset,
+        resume_state=resume_state,
     )

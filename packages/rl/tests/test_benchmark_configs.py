@@ -1,0 +1,92 @@
+"""The kusari-rl side of the benchmarks builds the rl-zoo configurations."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import _kusari
+
+        yield _kusari
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+def _linear_shapes(link):
+    return sorted(
+        (name, p.shape) for name, p in link.namedparams() if name.endswith("/W")
+    )
+
+
+@pytest.mark.parametrize("algo", ["DQN", "PPO", "A2C", "SAC", "TD3"])
+def test_every_factory_trains_and_acts(bench, algo):
+    trainer = bench.FACTORIES[algo](0)
+    try:
+        trainer.train(16)
+        obs, _ = (
+            trainer.envs[0].reset(seed=1)
+            if hasattr(trainer, "envs")
+            else trainer.env.reset(seed=1)
+        )
+        action = trainer.greedy_action(obs)
+        space = (
+            trainer.envs[0] if hasattr(trainer, "envs") else trainer.env
+        ).action_space
+        assert space.contains(
+            np.asarray(action, dtype=space.dtype).reshape(space.shape)
+        )
+    finally:
+        trainer.close()
+
+
+def test_network_sizes_are_sb3s(bench):
+    # SB3's SAC default (256-256) and rl-zoo's TD3 (400-300) and DQN (256-256).
+    sac = bench.make_sac(0)
+    shapes = [s for _, s in _linear_shapes(sac.agent.q_func1)]
+    assert sorted(shapes) == sorted([(256, 4), (256, 256), (1, 256)])
+    td3 = bench.make_td3(0)
+    shapes = [s for _, s in _linear_shapes(td3.agent.policy)]
+    assert sorted(shapes) == sorted([(400, 3), (300, 400), (1, 300)])
+    dqn = bench.make_dqn(0)
+    shapes = [s for _, s in _linear_shapes(dqn.agent.model)]
+    assert sorted(shapes) == sorted([(256, 4), (256, 256), (2, 256)])
+    for t in (sac, td3, dqn):
+        t.close()
+
+
+def test_dqn_follows_the_zoo_schedule(bench):
+    trainer = bench.make_dqn(0, total_steps=50_000)
+    agent = trainer.agent
+    try:
+        # Epsilon reaches 0.04 after 16% of the budget; 128 updates per 256 steps.
+        assert agent.explorer.compute_epsilon(8000) == pytest.approx(0.04)
+        assert agent.explorer.compute_epsilon(4000) == pytest.approx(0.52)
+        assert agent.replay_updater.update_interval == 256
+        assert agent.replay_updater.n_times_update == 128
+        assert agent.target_update_interval == 10
+    finally:
+        trainer.close()
+
+
+def test_ppo_decays_learning_rate_and_clip_range_linearly(bench):
+    trainer = bench.make_ppo(0, total_steps=64)
+    try:
+        trainer.train(32)
+        # After 32 of 64 steps the last step ran at 1 - 24/64 of the start.
+        assert trainer.agent.optimizer.alpha == pytest.approx(1e-3 * (1 - 24 / 64))
+        assert trainer.agent.clip_eps == pytest.approx(0.2 * (1 - 24 / 64))
+        trainer.train(64)
+        assert trainer.agent.optimizer.alpha == 0.0
+        assert trainer.agent.clip_eps == 0.0
+    finally:
+        trainer.close()
