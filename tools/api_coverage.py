@@ -25,9 +25,13 @@ OUT_OF_SCOPE = {
     "chainer.links": {"TheanoFunction"},
     "chainer.backend": {"ChainerxDevice", "Intel64Device", "from_chx", "to_chx"},
 }
-SKIP_MODULES = {"chainer.backends.intel64", "chainer.graph_optimizations",
-                "chainer.graph_optimizations.static_graph", "chainer.testing",
-                "chainer.testing.attr"}
+SKIP_MODULES = {
+    "chainer.backends.intel64",
+    "chainer.graph_optimizations",
+    "chainer.graph_optimizations.static_graph",
+    "chainer.testing",
+    "chainer.testing.attr",
+}
 
 
 def parse_spec(text: str) -> dict[str, list[str]]:
@@ -42,8 +46,11 @@ def parse_spec(text: str) -> dict[str, list[str]]:
                 continue
             if line.startswith("- **"):
                 line = line.split(":", 1)[1] if ":" in line else ""
-            names += [n.strip() for n in line.split(",") if re.fullmatch(
-                r"[A-Za-z_]\w*", n.strip())]
+            names += [
+                n.strip()
+                for n in line.split(",")
+                if re.fullmatch(r"[A-Za-z_]\w*", n.strip())
+            ]
         sections[name] = names
     return sections
 
@@ -53,7 +60,7 @@ def coverage(sections: dict[str, list[str]]) -> dict[str, tuple[int, list[str]]]
     for module, names in sections.items():
         if module in SKIP_MODULES:
             continue
-        kmod_name = "kusari" + module[len("chainer"):]
+        kmod_name = "kusari" + module[len("chainer") :]
         try:
             kmod = importlib.import_module(kmod_name)
         except ImportError:
