@@ -166,6 +166,14 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
 
     recurrent: bool = False
     model: Any
+    # Acting state a resumable snapshot keeps (see experiments.snapshot): the
+    # steps collected since the last update and the step awaiting its reward,
+    # so that a run resumed mid-rollout continues exactly.
+    snapshot_attributes: Sequence[str] = (
+        "_rollout",
+        "_pending",
+        "train_recurrent_states",
+    )
 
     phi: Callable[[Any], Any] | None
     batch_states: Callable[..., Any]

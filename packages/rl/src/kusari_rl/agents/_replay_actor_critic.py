@@ -71,6 +71,16 @@ class ReplayActorCritic(AttributeSavingMixin, BatchAgent):
     policy: Any
     explorer: Any = None
     xp: Any  # numpy or cupy: where the networks live
+    # Acting state a resumable snapshot keeps (see experiments.snapshot), so
+    # that a run resumed mid-episode continues exactly; subclasses add theirs.
+    snapshot_attributes: Sequence[str] = (
+        "t",
+        "explorer",
+        "last_state",
+        "last_action",
+        "batch_last_obs",
+        "batch_last_action",
+    )
 
     def _setup_acting(
         self,

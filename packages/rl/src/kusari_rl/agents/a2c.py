@@ -80,6 +80,13 @@ class A2C(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
 
     process_idx = None
     saved_attributes = ("model", "optimizer")
+    snapshot_attributes: Sequence[str] = (
+        *OnPolicyActingMixin.snapshot_attributes,
+        "t",
+        "average_actor_loss",
+        "average_value",
+        "average_entropy",
+    )
 
     def __init__(
         self,

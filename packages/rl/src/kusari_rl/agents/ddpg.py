@@ -6,7 +6,7 @@ See https://arxiv.org/abs/1509.02971.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from logging import Logger, getLogger
 from typing import Any
 
@@ -92,6 +92,12 @@ class DDPG(ReplayActorCritic):
     """
 
     saved_attributes = ("model", "target_model", "actor_optimizer", "critic_optimizer")
+    snapshot_attributes: Sequence[str] = (
+        *ReplayActorCritic.snapshot_attributes,
+        "average_q",
+        "average_actor_loss",
+        "average_critic_loss",
+    )
 
     def __init__(
         self,

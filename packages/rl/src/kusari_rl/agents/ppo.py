@@ -6,7 +6,7 @@ See https://arxiv.org/abs/1707.06347.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy
@@ -105,6 +105,15 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
     """
 
     saved_attributes = ("model", "optimizer", "obs_normalizer")
+    snapshot_attributes: Sequence[str] = (
+        *OnPolicyActingMixin.snapshot_attributes,
+        "n_updates",
+        "explained_variance",
+        "value_record",
+        "entropy_record",
+        "value_loss_record",
+        "policy_loss_record",
+    )
 
     def __init__(
         self,

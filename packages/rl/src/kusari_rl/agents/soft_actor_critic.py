@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from logging import Logger, getLogger
 from typing import Any
 
@@ -104,6 +104,12 @@ class SoftActorCritic(ReplayActorCritic):
         "q_func2_optimizer",
         "temperature_holder",
         "temperature_optimizer",
+    )
+    snapshot_attributes: Sequence[str] = (
+        *ReplayActorCritic.snapshot_attributes,
+        "q1_record",
+        "q2_record",
+        "entropy_record",
     )
 
     def __init__(

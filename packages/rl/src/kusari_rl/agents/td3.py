@@ -6,7 +6,7 @@ See https://arxiv.org/abs/1802.09477.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from logging import Logger, getLogger
 from typing import Any
 
@@ -76,6 +76,11 @@ class TD3(ReplayActorCritic):
         "policy_optimizer",
         "q_func1_optimizer",
         "q_func2_optimizer",
+    )
+    snapshot_attributes: Sequence[str] = (
+        *ReplayActorCritic.snapshot_attributes,
+        "q1_record",
+        "q2_record",
     )
 
     def __init__(

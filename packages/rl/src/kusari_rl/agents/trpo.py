@@ -123,6 +123,15 @@ class TRPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
     """
 
     saved_attributes = ("policy", "vf", "vf_optimizer", "obs_normalizer")
+    snapshot_attributes: Sequence[str] = (
+        *OnPolicyActingMixin.snapshot_attributes,
+        "explained_variance",
+        "n_policy_updates",
+        "value_record",
+        "entropy_record",
+        "kl_record",
+        "policy_step_size_record",
+    )
 
     def __init__(
         self,
