@@ -11,11 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, Response, g
-from sqlalchemy.orm import Session
 
 from kusari_ui.access import LOOPBACK_HOSTS, apply_defaults, install_access
+from kusari_ui.api import register_api
 from kusari_ui.crawler import CrawlState
-from kusari_ui.db import default_url, make_engine, make_session_factory, upgrade
+from kusari_ui.db import (  # noqa: F401  (get_db: kept importable from here)
+    default_url,
+    get_db,
+    make_engine,
+    make_session_factory,
+    upgrade,
+)
+from kusari_ui.errors import register_error_handlers
+from kusari_ui.pages import bp as pages_bp
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -79,11 +87,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         "crawl": CrawlState(),
     }
     app.json.sort_keys = False  # type: ignore[attr-defined]
-
-    from kusari_ui.api import register_api
-    from kusari_ui.errors import register_error_handlers
-    from kusari_ui.pages import bp as pages_bp
-
     install_access(app)
     register_api(app)
     register_error_handlers(app)
@@ -110,13 +113,3 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         return resp
 
     return app
-
-
-def get_db() -> Session:
-    """The request-scoped session (created on first use, closed at teardown)."""
-    from flask import current_app
-
-    if "db" not in g:
-        g.db = current_app.extensions["kusari_ui"]["factory"]()
-    session: Session = g.db
-    return session

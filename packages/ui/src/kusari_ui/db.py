@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from flask import current_app, g
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
@@ -102,3 +103,11 @@ def current_revision(engine: Engine) -> str | None:
 
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
+
+
+def get_db() -> Session:
+    """The request-scoped session (created on first use, closed at teardown)."""
+    if "db" not in g:
+        g.db = current_app.extensions["kusari_ui"]["factory"]()
+    session: Session = g.db
+    return session

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from kusari_ui.api.common import json_body, name_field, project_json, result_json
 from kusari_ui.api.results import clean_args, find_or_create_api_result
-from kusari_ui.app import get_db
+from kusari_ui.db import get_db
 from kusari_ui.models import Project
 
 bp = Blueprint("client", __name__)

@@ -9,7 +9,7 @@ from typing import Any
 
 from flask import current_app, request
 
-from kusari_ui.app import get_db
+from kusari_ui.db import get_db
 from kusari_ui.errors import ApiError, bad_request, not_found
 from kusari_ui.models import Project, Result
 from kusari_ui.paths import resolve_inside

@@ -22,9 +22,9 @@ from kusari_ui.api.common import (
     int_arg,
     json_body,
 )
-from kusari_ui.app import get_db
 from kusari_ui.crawler import INGEST_LOCK as ingest_lock
 from kusari_ui.crawler import ingest_entries
+from kusari_ui.db import get_db
 from kusari_ui.errors import ApiError, bad_request
 from kusari_ui.logreader import sanitize
 from kusari_ui.models import LogChunk, Result, SeriesCache, unpack_entries

@@ -10,8 +10,8 @@ from sqlalchemy import func, select
 
 from kusari_ui.access import check_registration
 from kusari_ui.api.common import get_project, json_body, name_field, project_json
-from kusari_ui.app import get_db
 from kusari_ui.crawler import CrawlBusyError, crawl_project
+from kusari_ui.db import get_db
 from kusari_ui.errors import ApiError, bad_request
 from kusari_ui.models import Project, Result
 

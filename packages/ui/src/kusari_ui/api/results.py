@@ -17,7 +17,7 @@ from kusari_ui.api.common import (
     name_field,
     result_json,
 )
-from kusari_ui.app import get_db
+from kusari_ui.db import get_db
 from kusari_ui.errors import ApiError, bad_request
 from kusari_ui.models import Result
 
