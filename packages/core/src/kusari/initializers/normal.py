@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from kusari import initializer
 from kusari.initializer import DTypeLike
+from kusari.initializers._fan import FanOptionScaled, FanScaled
 from kusari.initializers._random import fill_random
-
-_FAN_OPTIONS = ("fan_in", "fan_out")
-
-
-def _check_fan_option(fan_option: str) -> None:
-    if fan_option not in _FAN_OPTIONS:
-        raise ValueError(
-            f"fan_option should be either 'fan_in' or 'fan_out', got {fan_option!r}"
-        )
 
 
 class Normal(initializer.Initializer):
@@ -48,7 +39,7 @@ class Normal(initializer.Initializer):
         fill_random(array, "normal", self.rng, loc=0.0, scale=self.scale)
 
 
-class LeCunNormal(initializer.Initializer):
+class LeCunNormal(FanScaled):
     """Gaussian with std ``scale * sqrt(1 / fan_in)`` (LeCun 98).
 
     This is the default initializer of link weights.
@@ -66,20 +57,12 @@ class LeCunNormal(initializer.Initializer):
         True
     """
 
-    def __init__(
-        self, scale: float = 1.0, dtype: DTypeLike | None = None, *, rng: Any = None
-    ) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
-
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        fan_in, _ = initializer.get_fans(array.shape)
-        Normal(self.scale * math.sqrt(1.0 / fan_in), rng=self.rng)(array)
+    distribution = Normal
+    gain = 1.0
+    fan = "fan_in"
 
 
-class GlorotNormal(initializer.Initializer):
+class GlorotNormal(FanScaled):
     """Gaussian with std ``scale * sqrt(2 / (fan_in + fan_out))`` (Glorot 2010).
 
     Args:
@@ -95,21 +78,12 @@ class GlorotNormal(initializer.Initializer):
         True
     """
 
-    def __init__(
-        self, scale: float = 1.0, dtype: DTypeLike | None = None, *, rng: Any = None
-    ) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
-
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        fan_in, fan_out = initializer.get_fans(array.shape)
-        std = self.scale * math.sqrt(2.0 / (fan_in + fan_out))
-        Normal(std, rng=self.rng)(array)
+    distribution = Normal
+    gain = 2.0
+    fan = "fan_sum"
 
 
-class HeNormal(initializer.Initializer):
+class HeNormal(FanOptionScaled):
     """Gaussian with std ``scale * sqrt(2 / fan)`` (He et al. 2015).
 
     Args:
@@ -126,22 +100,5 @@ class HeNormal(initializer.Initializer):
         True
     """
 
-    def __init__(
-        self,
-        scale: float = 1.0,
-        dtype: DTypeLike | None = None,
-        fan_option: str = "fan_in",
-        *,
-        rng: Any = None,
-    ) -> None:
-        _check_fan_option(fan_option)
-        self.scale = scale
-        self.fan_option = fan_option
-        self.rng = rng
-        super().__init__(dtype)
-
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        fan_in, fan_out = initializer.get_fans(array.shape)
-        fan = fan_in if self.fan_option == "fan_in" else fan_out
-        Normal(self.scale * math.sqrt(2.0 / fan), rng=self.rng)(array)
+    distribution = Normal
+    gain = 2.0

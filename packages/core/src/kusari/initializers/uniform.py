@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from kusari import initializer
 from kusari.initializer import DTypeLike
+from kusari.initializers._fan import FanOptionScaled, FanScaled
 from kusari.initializers._random import fill_random
-from kusari.initializers.normal import _check_fan_option
 
 
 class Uniform(initializer.Initializer):
@@ -40,7 +39,7 @@ class Uniform(initializer.Initializer):
         fill_random(array, "uniform", self.rng, low=-self.scale, high=self.scale)
 
 
-class LeCunUniform(initializer.Initializer):
+class LeCunUniform(FanScaled):
     """Uniform on ``[-s, s)`` with ``s = scale * sqrt(3 / fan_in)``.
 
     Args:
@@ -56,20 +55,12 @@ class LeCunUniform(initializer.Initializer):
         True
     """
 
-    def __init__(
-        self, scale: float = 1.0, dtype: DTypeLike | None = None, *, rng: Any = None
-    ) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
-
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        fan_in, _ = initializer.get_fans(array.shape)
-        Uniform(self.scale * math.sqrt(3.0 / fan_in), rng=self.rng)(array)
+    distribution = Uniform
+    gain = 3.0
+    fan = "fan_in"
 
 
-class GlorotUniform(initializer.Initializer):
+class GlorotUniform(FanScaled):
     """Uniform on ``[-s, s)`` with ``s = scale * sqrt(6 / (fan_in + fan_out))``.
 
     Args:
@@ -85,21 +76,12 @@ class GlorotUniform(initializer.Initializer):
         True
     """
 
-    def __init__(
-        self, scale: float = 1.0, dtype: DTypeLike | None = None, *, rng: Any = None
-    ) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
-
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        fan_in, fan_out = initializer.get_fans(array.shape)
-        bound = self.scale * math.sqrt(6.0 / (fan_in + fan_out))
-        Uniform(bound, rng=self.rng)(array)
+    distribution = Uniform
+    gain = 6.0
+    fan = "fan_sum"
 
 
-class HeUniform(initializer.Initializer):
+class HeUniform(FanOptionScaled):
     """Uniform on ``[-s, s)`` with ``s = scale * sqrt(6 / fan)``.
 
     Args:
@@ -116,22 +98,5 @@ class HeUniform(initializer.Initializer):
         True
     """
 
-    def __init__(
-        self,
-        scale: float = 1.0,
-        dtype: DTypeLike | None = None,
-        fan_option: str = "fan_in",
-        *,
-        rng: Any = None,
-    ) -> None:
-        _check_fan_option(fan_option)
-        self.scale = scale
-        self.fan_option = fan_option
-        self.rng = rng
-        super().__init__(dtype)
-
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        fan_in, fan_out = initializer.get_fans(array.shape)
-        fan = fan_in if self.fan_option == "fan_in" else fan_out
-        Uniform(self.scale * math.sqrt(6.0 / fan), rng=self.rng)(array)
+    distribution = Uniform
+    gain = 6.0
