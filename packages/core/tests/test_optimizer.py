@@ -307,3 +307,8 @@ def test_module_split_keeps_public_api_and_file_size():
     assert rule.hyperparam.lr == 0.5
     source = inspect.getsource(optimizer_module)
     assert len(source.splitlines()) <= 500
+
+
+def test_update_before_setup_says_to_call_setup():
+    with pytest.raises(RuntimeError, match=r"Adam.update: .*call optimizer.setup"):
+        kusari.optimizers.Adam().update()

@@ -334,6 +334,11 @@ class GradientMethod(Optimizer):
         Then run the pre hooks, every parameter's update rule, and the post
         hooks.
         """
+        if self.target is None:
+            raise RuntimeError(
+                f"{type(self).__name__}.update: the optimizer has no target; "
+                "call optimizer.setup(link) before update()"
+            )
         if lossfun is not None:
             loss = lossfun(*args, **kwds)
             if getattr(self, "_use_cleargrads", True):

@@ -224,3 +224,12 @@ def test_softmax_cross_entropy_bad_shapes():
         F.softmax_cross_entropy(
             np.zeros((2, 3, 2), np.float32), np.zeros((2, 3), np.int32)
         )
+
+
+def test_float_labels_are_told_to_be_integers():
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(type_check.InvalidType) as info:
+        F.softmax_cross_entropy(x, np.zeros(2, np.float32))
+    text = str(info.value)
+    assert text.startswith("Expect: t.shape == x.shape (soft targets)")
+    assert "class labels must be integers" in text and "float32" in text

@@ -295,8 +295,16 @@ def softmax_cross_entropy(
     x_arr = x.array if isinstance(x, Variable) else x
     if t_arr.dtype.kind == "f":
         if t_arr.shape != x_arr.shape:
+            # Float labels of the hard-label shape are the common mistake.
+            expect = "t.shape == x.shape (soft targets)"
+            actual = f"{t_arr.shape} != {x_arr.shape}"
             raise type_check.InvalidType(
-                "t.shape == x.shape (soft targets)", f"{t_arr.shape} != {x_arr.shape}"
+                expect,
+                actual,
+                f"Expect: {expect}\nActual: {actual}\n"
+                "softmax_cross_entropy: a float t is read as soft targets (one "
+                "probability per class, shaped like x); class labels must be "
+                f"integers, e.g. t.astype(numpy.int32) (t is {t_arr.dtype})",
             )
         return _soft_target_loss(x, t, reduce, soft_target_loss)
     if class_weight is not None:
