@@ -159,6 +159,9 @@ def test_keyboard_interrupt_shuts_workers_down():
     # interrupt lands inside next() however slowly a busy machine starts the
     # workers; finalize() in the end keeps a failure from leaking workers into
     # the next tests.
+    # A process started in the background by a shell inherits SIGINT ignored;
+    # Ctrl-C is what is tested, so use Python's own handler here.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     it = MultiprocessIterator(Slow(30.0), 4, shuffle=False, n_processes=2)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
@@ -170,6 +173,7 @@ def test_keyboard_interrupt_shuts_workers_down():
     finally:
         timer.cancel()
         it.finalize()
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_finalize_then_reuse_and_gc():
