@@ -8,7 +8,7 @@ import pytest
 import kusari
 import kusari.functions as F
 import kusari.links as L
-from kusari_rl import agents, explorers, replay_buffers
+from kusari_rl import agents, explorers, misc, replay_buffers
 from kusari_rl.action_value import (
     DiscreteActionValue,
     DistributionalDiscreteActionValue,
@@ -285,8 +285,13 @@ def test_runs_in_the_training_loops_with_evaluation(tmp_path):
             return np.asarray([o[0], o[2], 0.0], np.float32)
 
     def make():
-        return NoVelocity(gym.make("CartPole-v1"))
+        # Seeded: the episode lengths decide when the first update comes.
+        env = NoVelocity(gym.make("CartPole-v1"))
+        env.reset(seed=0)
+        env.action_space.seed(0)
+        return env
 
+    misc.set_random_seed(0)
     agent = _agent(agents.DoubleDQN, replay_start_size=30, minibatch_size=2)
     experiments.train_agent_with_evaluation(
         agent,
