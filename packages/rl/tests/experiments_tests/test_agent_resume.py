@@ -64,6 +64,18 @@ CASES = {
 }
 
 
+def _check_resume(tmp_path, run, stop_at, net, name):
+    """A 300-step run equals one stopped at ``stop_at`` (snapshot every 150
+    steps) and resumed from its snapshot, parameter for parameter."""
+    full = run(tmp_path / "full", 300)
+    run(tmp_path / "first", stop_at, snapshot_interval=150)
+    resumed = run(tmp_path / "second", 300, resume=str(tmp_path / "first" / "snapshot"))
+    for (k, a), (_, b) in zip(
+        sorted(net(resumed).namedparams()), sorted(net(full).namedparams()), strict=True
+    ):
+        np.testing.assert_array_equal(a.array, b.array, err_msg=f"{name} {k}")
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_resume_is_exact(tmp_path, name):
     env_id, make_agent, net = CASES[name]
@@ -87,13 +99,7 @@ def test_resume_is_exact(tmp_path, name):
         )
         return agent
 
-    full = run(tmp_path / "full", 300)
-    run(tmp_path / "first", 260, snapshot_interval=150)
-    resumed = run(tmp_path / "second", 300, resume=str(tmp_path / "first" / "snapshot"))
-    for (k, a), (_, b) in zip(
-        sorted(net(resumed).namedparams()), sorted(net(full).namedparams()), strict=True
-    ):
-        np.testing.assert_array_equal(a.array, b.array, err_msg=f"{name} {k}")
+    _check_resume(tmp_path, run, stop_at=260, net=net, name=name)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -128,10 +134,4 @@ def test_batch_resume_mid_episode_is_exact(tmp_path, name):
             venv.close()
         return agent
 
-    full = run(tmp_path / "full", 300)
-    run(tmp_path / "first", 200, snapshot_interval=150)
-    resumed = run(tmp_path / "second", 300, resume=str(tmp_path / "first" / "snapshot"))
-    for (k, a), (_, b) in zip(
-        sorted(net(resumed).namedparams()), sorted(net(full).namedparams()), strict=True
-    ):
-        np.testing.assert_array_equal(a.array, b.array, err_msg=f"{name} {k}")
+    _check_resume(tmp_path, run, stop_at=200, net=net, name=name)
