@@ -312,3 +312,9 @@ def test_module_split_keeps_public_api_and_file_size():
 def test_update_before_setup_says_to_call_setup():
     with pytest.raises(RuntimeError, match=r"Adam.update: .*call optimizer.setup"):
         kusari.optimizers.Adam().update()
+
+
+def test_link_without_params_is_fine():
+    opt = optimizers.SGD().setup(kusari.Chain())
+    opt.update()
+    assert opt.t == 1

@@ -117,12 +117,6 @@ def test_getters():
     assert updater.get_iterator("main") is not None
 
 
-def test_link_without_params_is_fine():
-    opt = optimizers.SGD().setup(kusari.Chain())
-    opt.update()
-    assert opt.t == 1
-
-
 def test_serialize_asks_the_order_sampler_and_keeps_keys():
     calls = []
 
