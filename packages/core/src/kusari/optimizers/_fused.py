@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy
 
+from kusari.parameter import Parameter
 from kusari.utils import threads
 
 # Elements per block of the blocked update. Measured (CPU time, one thread,
@@ -224,10 +225,8 @@ def kernel_of(rule: Any) -> ElementwiseKernel | None:
 
 
 def _fusable(param: Any, owned: set[int]) -> bool:
-    import kusari
-
     # A Parameter subclass may update itself differently.
-    if type(param).update is not kusari.Parameter.update:
+    if type(param).update is not Parameter.update:
         return False
     rule = param.update_rule
     if rule is None or kernel_of(rule) is None or not rule.enabled:
