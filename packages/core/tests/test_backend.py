@@ -97,3 +97,29 @@ def test_gpu_round_trip():
     np.testing.assert_allclose(cuda.to_cpu(x.grad), [0, 2, 4])
     x.to_cpu()
     assert isinstance(x.array, np.ndarray)
+
+
+def test_get_device_from_array_takes_several_arrays():
+    dev = backend.get_device_from_array(np.zeros(2), kusari.Variable(np.ones(1)), 3)
+    assert isinstance(dev, backend.CpuDevice)
+    assert isinstance(backend.get_device_from_array(), backend.CpuDevice)
+
+
+def test_send_turns_numpy_scalars_into_arrays():
+    # numpy.float64 subclasses float, yet it is array data, not a Python
+    # number; Python numbers themselves pass through.
+    sent = backend.CpuDevice().send((np.float64(2.5), np.int32(3), 1.5, None))
+    assert isinstance(sent[0], np.ndarray) and sent[0].shape == () and sent[0] == 2.5
+    assert isinstance(sent[1], np.ndarray) and sent[1].dtype == np.int32
+    assert sent[2:] == (1.5, None)
+
+
+def test_cpu_private_to_cpu_helper():
+    from kusari.backends import _cpu
+
+    a = np.arange(3)
+    assert _cpu._to_cpu(a) is a
+    assert _cpu._to_cpu(None) is None
+    assert isinstance(_cpu._to_cpu(np.float32(1)), np.ndarray)
+    pair = _cpu._to_cpu((a, [np.float64(2)]))
+    assert pair[0] is a and isinstance(pair[1][0], np.ndarray)

@@ -127,3 +127,25 @@ def test_non_differentiated_float_inputs_follow_dtype():
     check_op(
         lambda x, t: x * t, None, [(2,), (2,)], dtype=np.float16, no_grads=[False, True]
     )
+
+
+def test_check_backward_and_double_backward_with_a_gradient_left_out():
+    # None for an output's gradient: that output takes no part in backprop
+    # (Chainer's meaning), in first- and second-order checks alike.
+    x = np.random.uniform(-1, 1, (2, 6))
+    gys = (np.random.uniform(-1, 1, (2, 2)), None, np.random.uniform(-1, 1, (2, 2)))
+
+    def f(x):
+        return tuple(y * y for y in F.split_axis(x, 3, 1))
+
+    gradient_check.check_backward(f, x, gys, dtype=np.float64)
+    ggx = np.random.uniform(-1, 1, x.shape)
+    gradient_check.check_double_backward(f, x, gys, ggx, dtype=np.float64)
+    # A wrong gradient is still caught with a None among the others.
+    with pytest.raises(AssertionError):
+        gradient_check.check_backward(
+            lambda x: tuple(WrongGrad().apply((y,))[0] for y in F.split_axis(x, 3, 1)),
+            x,
+            gys,
+            dtype=np.float64,
+        )

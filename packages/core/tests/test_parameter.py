@@ -42,3 +42,27 @@ def test_addgrad_initializes_a_lazy_parameter_but_not_a_variable() -> None:
     plain = kusari.Variable(None)
     with pytest.raises(RuntimeError, match="addgrad"):
         plain.addgrad(src)
+
+
+def test_gradients_of_parameters_made_three_ways() -> None:
+    # As in Chainer: from an array, no gradient yet; with a shape, a NaN
+    # gradient; lazily, a NaN gradient when initialized.
+    from_array = kusari.Parameter(np.ones(3, np.float32))
+    assert from_array.grad is None
+    with_shape = kusari.Parameter(kusari.initializers.One(), (2,))
+    assert np.isnan(with_shape.grad).all()
+    lazy = kusari.Parameter()
+    lazy.initialize((2,))
+    assert np.isnan(lazy.grad).all()
+
+
+def test_reinitializing_a_parameter_made_with_data_leaves_no_gradient() -> None:
+    p = kusari.Parameter(shape=(2, 3))
+    p.initializer = kusari.initializers.Normal()
+    p.initialize(p.shape)
+    assert p.grad is None and not np.isnan(p.array).any()
+    # A lazily made one still gets its NaN gradient back.
+    lazy = kusari.Parameter()
+    lazy.initialize((2,))
+    lazy.initialize((3,))
+    assert lazy.grad.shape == (3,) and np.isnan(lazy.grad).all()

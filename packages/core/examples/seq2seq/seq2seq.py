@@ -100,6 +100,7 @@ class Seq2seq(kusari.Chain):
         return outs
 
 
+@kusari.dataset.converter()  # receives a Device, not Chainer's int
 def convert(batch, device):
     return {
         "xs": [device.send(x) for x, _ in batch],

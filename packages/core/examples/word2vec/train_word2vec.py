@@ -98,6 +98,7 @@ class WindowIterator(kusari.dataset.Iterator):
         self.order = serializer("order", self.order)
 
 
+@kusari.dataset.converter()  # receives a Device, not Chainer's int
 def convert(batch, device):
     center, contexts = batch
     return device.send(center), device.send(contexts)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 
 class Device:
     """A place where arrays live and computation runs.
@@ -75,6 +77,10 @@ class _NullContext:
 
 
 def _convert_arrays(obj: Any, func: Any) -> Any:
+    # NumPy scalars first: numpy.float64 subclasses float, yet it is array
+    # data (a 0-d result of numpy.dot or .sum()) and goes to the device.
+    if isinstance(obj, numpy.generic):
+        return func(obj)
     if obj is None or isinstance(obj, (bool, int, float, complex, str)):
         return obj
     if isinstance(obj, list):

@@ -114,11 +114,22 @@ def _parse_device_string(spec: str) -> Device:
     )
 
 
-def get_device_from_array(array: Any) -> Device:
-    """Return the device an array lives on (the CPU for non-arrays)."""
-    array = getattr(array, "array", array)
-    if cuda.available and isinstance(array, cuda.ndarray):
-        return GpuDevice(array.device)
+def get_device_from_array(*arrays: Any) -> Device:
+    """Return the device the given arrays live on.
+
+    With several arrays, the first one on a GPU decides (as in Chainer); the
+    CPU is returned when none is on a GPU, or for non-arrays.
+
+    Example:
+        >>> import numpy as np
+        >>> from kusari import backend
+        >>> backend.get_device_from_array(np.zeros(2), np.ones(3))
+        <CpuDevice @numpy>
+    """
+    for array in arrays:
+        array = getattr(array, "array", array)
+        if cuda.available and isinstance(array, cuda.ndarray):
+            return GpuDevice(array.device)
     return _cpu_device
 
 

@@ -205,8 +205,11 @@ def check_backward(
         )
     from kusari._backprop import backward
 
+    # An output whose gradient is None takes no part in backprop (Chainer's
+    # meaning of None in grad_outputs), so it is left out here.
+    given = [(y, g.copy()) for y, g in zip(ys, y_grad) if g is not None]
     with using_config("enable_backprop", True):
-        backward(list(ys), [None if g is None else g.copy() for g in y_grad])
+        backward([y for y, _ in given], [g for _, g in given])
 
     targets = [x for x, ng in zip(xs, no_grads) if not ng] + list(params)
     analytic_grads = [t.grad for t in targets]
@@ -335,13 +338,18 @@ def check_double_backward(
         no_grads = [not _is_float(x) for x in x_data]
     differentiable = [i for i in range(n_x) if not no_grads[i]]
 
+    # Upstream gradients given as None are not inputs of the first-order
+    # function (there is nothing to perturb), and their outputs take no part
+    # in its backprop, as in check_backward.
+    given_gy = [i for i, g in enumerate(y_grad) if g is not None]
+
     def first_order(*inputs: Variable) -> tuple[Any, ...]:
         xs = inputs[:n_x]
-        gys = inputs[n_x:]
         ys = _as_tuple(func(*xs))
+        used = [ys[i] for i in given_gy]
         targets = [xs[i] for i in differentiable] + list(params)
         gxs = grad(
-            list(ys), targets, grad_outputs=list(gys), enable_double_backprop=True
+            used, targets, grad_outputs=list(inputs[n_x:]), enable_double_backprop=True
         )
         out = []
         for t, g in zip(targets, gxs):
@@ -357,13 +365,13 @@ def check_double_backward(
     ggs += list(params_grad_grad)
     check_backward(
         first_order,
-        x_data + y_grad,
+        x_data + tuple(y_grad[i] for i in given_gy),
         tuple(ggs),
         params=params,
         eps=eps,
         atol=atol,
         rtol=rtol,
-        no_grads=list(no_grads) + [False] * len(y_grad),
+        no_grads=list(no_grads) + [False] * len(given_gy),
         dtype=dtype,
         detect_nondifferentiable=detect_nondifferentiable,
     )

@@ -56,6 +56,7 @@ class Link(device_resident.DeviceResident):
     Args:
         params: Legacy shortcut: ``name=shape`` or ``name=(shape, dtype)``
             registers an uninitialized (NaN-filled) parameter per entry.
+            Deprecated, as in Chainer 7: it warns like :meth:`add_param`.
 
     Example:
         >>> import kusari
@@ -159,13 +160,27 @@ class Link(device_resident.DeviceResident):
         Raises:
             AttributeError: If the link already has an attribute ``name``.
 
+        .. deprecated::
+            As in Chainer 7 (which warns here too): assign a
+            :class:`~kusari.Parameter` inside :meth:`init_scope` instead.
+
         Example:
             >>> import kusari
+            >>> import warnings
             >>> link = kusari.Link()
-            >>> link.add_param('b', (3,), initializer=0)
+            >>> with warnings.catch_warnings():
+            ...     warnings.simplefilter("ignore", DeprecationWarning)
+            ...     link.add_param('b', (3,), initializer=0)
             >>> link.b.shape
             (3,)
         """
+        warnings.warn(
+            "Parameter registration via Link.__init__ and Link.add_param is "
+            "deprecated. Assign a Parameter object directly to an attribute "
+            'within a "with Link.init_scope():" block instead.',
+            DeprecationWarning,
+            stacklevel=2,
+        )
         if name in self.__dict__:
             raise AttributeError(
                 f"cannot register a new parameter {name!r}: attribute exists"
@@ -274,7 +289,8 @@ class Link(device_resident.DeviceResident):
         Example:
             >>> import kusari
             >>> link = kusari.Link()
-            >>> link.add_param('w', (2, 3))
+            >>> with link.init_scope():
+            ...     link.w = kusari.Parameter(0.0, (2, 3))
             >>> link.count_params()
             6
         """

@@ -55,19 +55,23 @@ class Parameter(Variable):
         elif numpy.isscalar(initializer):
             initializer = initializers.Constant(initializer)
         self._initial_device: Any = backend.CpuDevice()
-        self._grad_initializer: Any
+        # What a later initialize() fills the gradient with. As in Chainer,
+        # only a parameter made without data gets one (NaN, as a reminder
+        # that no backward has run); one made with data keeps None, so that
+        # re-initializing it leaves no stale gradient.
+        self._grad_initializer: Any = None
         if shape is None:
             if _is_array(initializer):
+                # Chainer's Parameter(array): the array is the data, and
+                # there is no gradient until a backward or zerograd.
                 super().__init__(initializer, name=name)
                 self._initial_device = backend.get_device_from_array(initializer)
-                xp = backend.get_array_module(initializer)
-                self.grad = xp.full_like(initializer, numpy.nan)
                 self.initializer = initializers.Constant(initializer)
             else:
                 super().__init__(None, name=name)
                 self.initializer = initializer
-            dtype = getattr(self.initializer, "dtype", None)
-            self._grad_initializer = initializers.NaN(dtype)
+                dtype = getattr(self.initializer, "dtype", None)
+                self._grad_initializer = initializers.NaN(dtype)
         else:
             if _is_array(initializer):
                 initializer = initializers.Constant(initializer)
@@ -75,7 +79,6 @@ class Parameter(Variable):
             data = initializers.generate_array(initializer, shape, numpy)
             super().__init__(data, name=name)
             self.grad = numpy.full_like(data, numpy.nan)
-            self._grad_initializer = initializers.NaN(data.dtype)
         self.update_rule = None
 
     def __reduce__(self) -> Any:

@@ -114,6 +114,11 @@ def test_call_converter_legacy_function():
     convert.call_converter(legacy, [1], -1)
     convert.call_converter(concat_examples, [np.zeros(1)], -1)
     assert seen == [-1]
+    # Old-style converters take an int, whatever spelling of the CPU came
+    # (an Evaluator or updater holds a Device), and None stays None.
+    for spec in ("@numpy", backend.CpuDevice(), None):
+        convert.call_converter(legacy, [1], spec)
+    assert seen == [-1, -1, -1, None]
 
 
 def test_call_converter_gives_converters_a_device_and_keeps_the_old_name():

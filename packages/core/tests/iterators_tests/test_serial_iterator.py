@@ -60,8 +60,19 @@ def test_bad_order_sampler_length():
         ValueError, match="size of order does not match the size of the previous"
     ):
         next(it)
-    with pytest.raises(ValueError, match="returned 2 indices for 4 examples"):
-        SerialIterator(list(range(4)), 1, order_sampler=lambda o, p: np.arange(2))
+
+
+def test_order_length_sets_the_epoch_length():
+    # An order sampler may repeat examples: the epoch is one pass over the
+    # order, here each of the 3 examples twice.
+    it = SerialIterator(
+        [10, 20, 30], 2, order_sampler=lambda o, p: np.repeat(np.arange(3), 2)
+    )
+    batches = [next(it) for _ in range(3)]
+    assert sorted(sum(batches, [])) == [10, 10, 20, 20, 30, 30]
+    assert it.epoch == 1 and it.is_new_epoch
+    assert it.epoch_detail == pytest.approx(1.0)
+    assert it.previous_epoch_detail == pytest.approx(4 / 6)
 
 
 @pytest.mark.parametrize(

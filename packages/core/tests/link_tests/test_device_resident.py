@@ -51,7 +51,8 @@ def test_visitor_base_methods_are_abstract():
 
 def test_link_visits_params_persistent_arrays_and_children():
     link = Link()
-    link.add_param("w", (2,))
+    with link.init_scope():
+        link.w = kusari.Parameter(numpy.zeros(2, numpy.float32))
     link.add_persistent("arr", numpy.zeros(2))
     link.add_persistent("n", 0)  # not an array: not visited
     chain = Chain(child=link)

@@ -76,7 +76,8 @@ def test_persistent_reassigned_as_parameter():
 @pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
 def test_add_param_default_nan(dtype):
     link = Link()
-    link.add_param("w", (2, 3), dtype=dtype)
+    with pytest.warns(DeprecationWarning, match="Link.add_param is deprecated"):
+        link.add_param("w", (2, 3), dtype=dtype)
     assert link.w.shape == (2, 3) and link.w.dtype == dtype
     assert numpy.isnan(link.w.array).all()
     assert link.w.name == "w"
@@ -84,7 +85,8 @@ def test_add_param_default_nan(dtype):
 
 def test_add_param_with_initializer_and_lazy_shape():
     link = Link()
-    link.add_param("w", initializer=initializers.One())
+    with pytest.warns(DeprecationWarning):
+        link.add_param("w", initializer=initializers.One())
     assert link.w.array is None
     link.w.initialize((2,))
     numpy.testing.assert_array_equal(link.w.array, [1, 1])
@@ -92,15 +94,23 @@ def test_add_param_with_initializer_and_lazy_shape():
 
 def test_add_param_existing_name():
     link = make_link()
-    with pytest.raises(AttributeError, match="cannot register a new parameter 'x'"):
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(AttributeError, match="cannot register a new parameter 'x'"),
+    ):
         link.add_param("x", (1,))
     link.plain = 1
-    with pytest.raises(AttributeError, match="'plain': attribute exists"):
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(AttributeError, match="'plain': attribute exists"),
+    ):
         link.add_param("plain", (1,))
 
 
 def test_legacy_constructor_params():
-    link = Link(w=(2, 3), v=((4,), numpy.float64))
+    # Deprecated in Chainer 7 (it warns there too), still working.
+    with pytest.warns(DeprecationWarning, match="Link.__init__"):
+        link = Link(w=(2, 3), v=((4,), numpy.float64))
     assert link.w.shape == (2, 3) and link.w.dtype == numpy.float32
     assert link.v.shape == (4,) and link.v.dtype == numpy.float64
 

@@ -393,3 +393,17 @@ def test_update_with_lossfun_uses_backprop():
     opt.update(lambda: kusari.functions.sum(model.w * model.w))
     np.testing.assert_allclose(model.w.array, np.zeros(4), atol=1e-7)
     assert opt.t == 1
+
+
+@pytest.mark.parametrize("shape", [(), (1, 0, 2)])
+def test_msvag_updates_zero_d_and_empty_parameters(shape):
+    # A 0-d parameter's update factor is a NumPy scalar (no item assignment).
+    link = kusari.Link()
+    with link.init_scope():
+        link.w = kusari.Parameter(np.ones(shape, np.float32))
+    opt = optimizers.MSVAG().setup(link)
+    link.w.grad = np.full(shape, 0.5, np.float32)
+    opt.update()
+    assert link.w.array.shape == shape and link.w.dtype == np.float32
+    if link.w.size:
+        assert link.w.array < 1

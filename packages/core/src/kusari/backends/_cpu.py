@@ -40,3 +40,15 @@ class CpuDevice(_backend.Device):
         raise TypeError(
             f"CpuDevice.send: expected an array, got {type(array).__name__}"
         )
+
+
+def _to_cpu(array: Any) -> Any:
+    """``array`` (or a nested tuple/list/dict of arrays) as NumPy arrays.
+
+    Chainer's private helper of the same name; Chainer-style test suites call
+    it to bring results back to the host. None passes through.
+    """
+    return _cpu_device.send(array)
+
+
+_cpu_device = CpuDevice()

@@ -116,9 +116,9 @@ def call_converter(
     """Call a converter the way updaters and evaluators do.
 
     :class:`Converter` instances (from :func:`converter`) get a Device; plain
-    functions written for Chainer's old API get the device specifier
-    unchanged. Updaters, evaluators and user training loops share this one
-    entry point.
+    functions written for Chainer's old API get what it gave them: -1 for
+    the CPU, the GPU's id (an int) for a GPU, or None. Updaters, evaluators
+    and user training loops share this one entry point.
 
     Args:
         conv: A :class:`Converter` or a function ``(batch, device)``.
@@ -145,7 +145,19 @@ def call_converter(
         )
     if isinstance(conv, Converter):
         return conv(batch, _get_device(device))
-    return conv(batch, device)
+    return conv(batch, _legacy_device_id(device))
+
+
+def _legacy_device_id(device: DeviceSpec) -> Any:
+    """The device as Chainer's old converters take it: -1 for the CPU, the
+    GPU's id for a GPU, None for "leave the arrays where they are"."""
+    if device is None:
+        return None
+    resolved = backend.get_device(device)
+    if resolved.xp is numpy:
+        return -1
+    gpu: Any = resolved  # a GpuDevice: the only other kind of device
+    return gpu.device.id
 
 
 # Chainer 7's private name, kept for code written against it.

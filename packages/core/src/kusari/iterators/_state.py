@@ -131,15 +131,11 @@ class StatefulIterator(Iterator):
         """Go back to the start of epoch 0 (drawing a new order)."""
         order = None
         if self.order_sampler is not None:
+            # The order's length is the epoch's length, which need not be the
+            # dataset's (a sampler may repeat or leave out examples).
             order = numpy.asarray(
                 self.order_sampler(numpy.arange(len(self.dataset)), 0)
             )
-            if len(order) != len(self.dataset):
-                raise ValueError(
-                    "The size of order does not match the size of the dataset "
-                    f"({type(self).__name__}: order_sampler returned "
-                    f"{len(order)} indices for {len(self.dataset)} examples)"
-                )
         self._state = IteratorState(0, 0, False, order)
         self._previous_epoch_detail = -1.0
 

@@ -18,6 +18,8 @@ class SerialIterator(StatefulIterator):
             ``order_sampler`` is given.
         order_sampler: Callable ``(current_order, position) -> new_order``
             called at each epoch boundary (see :class:`ShuffleOrderSampler`).
+            An epoch is one pass over the order it returns, which may be
+            longer or shorter than the dataset; its length must not change.
 
     Example:
         >>> it = SerialIterator(list(range(5)), 2, repeat=False, shuffle=False)

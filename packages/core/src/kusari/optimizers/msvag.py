@@ -79,7 +79,11 @@ class MSVAGRule(optimizer.UpdateRule):
         s = (vt - mt2) / (1 - rho)
         with numpy.errstate(invalid="ignore", divide="ignore"):
             factor = numpy.clip(mt2 / (mt2 + rho * s), 0, 1)
-        factor[numpy.isnan(factor)] = 0
+        # numpy.where, not masked assignment: a 0-d parameter's factor is a
+        # NumPy scalar, which cannot be assigned into.
+        factor = numpy.where(numpy.isnan(factor), 0, factor).astype(
+            param.array.dtype, copy=False
+        )
         param.array -= hp.eta * (
             hp.lr * mt * factor + hp.weight_decay_rate * param.array
         )

@@ -9,6 +9,15 @@ import numpy
 from kusari.backends import cuda
 
 
+def _host_array(value: Any) -> numpy.ndarray:
+    """A NumPy array of an array, a Variable, a Python scalar or a list."""
+    value = getattr(value, "array", value)
+    if cuda.available and isinstance(value, cuda.ndarray):
+        return cuda.to_cpu(value)
+    # Python numbers and (nested) lists are compared as arrays, as in Chainer.
+    return numpy.asarray(value)
+
+
 def assert_allclose(
     x: Any, y: Any, atol: float = 1e-5, rtol: float = 1e-4, verbose: bool = True
 ) -> None:
@@ -22,10 +31,8 @@ def assert_allclose(
         >>> from kusari import testing
         >>> testing.assert_allclose(np.ones(2), np.ones(2) + 1e-7)
     """
-    x = cuda.to_cpu(getattr(x, "array", x))
-    y = cuda.to_cpu(getattr(y, "array", y))
-    x = numpy.asarray(x)
-    y = numpy.asarray(y)
+    x = _host_array(x)
+    y = _host_array(y)
     try:
         numpy.testing.assert_allclose(x, y, atol=atol, rtol=rtol, equal_nan=True)
     except AssertionError as e:

@@ -147,8 +147,21 @@ class BackendConfig:
         return marks
 
 
+def _config_parameter(method: Callable[..., Any]) -> str | None:
+    """The name of the parameter (after ``self``) that receives a config.
+
+    It is the first one, named ``backend_config`` or ``*_backend_config``:
+    stacked ``inject_backend_tests`` decorators fill such parameters in
+    order, the innermost decorator the first one (as in Chainer).
+    """
+    names = list(inspect.signature(method).parameters)[1:]
+    if names and names[0].endswith("backend_config"):
+        return names[0]
+    return None
+
+
 def _takes_backend_config(method: Callable[..., Any]) -> bool:
-    return "backend_config" in inspect.signature(method).parameters
+    return _config_parameter(method) is not None
 
 
 def _wrap(method: Callable[..., Any], config: BackendConfig) -> Callable[..., Any]:
@@ -161,11 +174,13 @@ def _wrap(method: Callable[..., Any], config: BackendConfig) -> Callable[..., An
             raise unittest.SkipTest("CuPy / a CUDA GPU is not available")
         return method(self, config, *args, **kwargs)
 
-    # pytest must not see `backend_config` as a fixture it has to provide.
+    # pytest must not see the config parameter as a fixture it has to
+    # provide; a further (outer) decorator fills the next one.
     del test.__wrapped__
     signature = inspect.signature(method)
+    filled = _config_parameter(method)
     test.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[p for n, p in signature.parameters.items() if n != "backend_config"]
+        parameters=[p for n, p in signature.parameters.items() if n != filled]
     )
     for mark in config.get_pytest_marks():
         test = mark(test)
@@ -180,7 +195,9 @@ def inject_backend_tests(
 
     Args:
         method_names: The methods to multiply; ``None`` for every ``test*``
-            method that has a ``backend_config`` argument.
+            method whose first argument after ``self`` is ``backend_config``
+            (or ends with ``_backend_config``). Stacked decorators multiply
+            again, each filling the next such argument.
         params: One dict of :class:`BackendConfig` settings per backend. GPU
             ones are marked ``gpu`` and skip without CuPy.
     """

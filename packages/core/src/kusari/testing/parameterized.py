@@ -109,7 +109,12 @@ def parameterize(*params: dict[str, Any]) -> Callable[[Any], ParameterizedCases]
 
     def generator(base: type) -> Iterator[tuple[str, dict[str, Any], None]]:
         for i, p in enumerate(params):
-            members = dict(p)
+            # A plain function given as a parameter value (a lambda, an order
+            # sampler, ...) must read back as that function: as a bare class
+            # attribute it would become a bound method and get ``self``.
+            members = {
+                k: staticmethod(v) if inspect.isfunction(v) else v for k, v in p.items()
+            }
             members["_kusari_parameters"] = dict(p)
             yield _param_name(base, i, p), members, None
 

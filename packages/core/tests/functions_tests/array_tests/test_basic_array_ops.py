@@ -101,3 +101,11 @@ def test_get_item(index, float_dtype, device):
 def test_get_item_out_of_range():
     with pytest.raises(IndexError, match=r"get_item: .*input shape \(2,\)"):
         Variable(np.ones(2, np.float32))[5]
+
+
+def test_reshape_to_the_same_shape_wraps_the_input_itself():
+    a = np.zeros((2, 3))
+    y = F.reshape(a, (2, 3))
+    assert y.array is a and not y.requires_grad
+    v = Variable(a)
+    assert F.reshape(v, (2, 3)) is v

@@ -76,3 +76,16 @@ def test_split_axis_accepts_numpy_indices_and_sections():
     parts = F.split_axis(x, np.array([1, 4]), 1)
     assert [p.shape for p in parts] == [(2, 1), (2, 3), (2, 2)]
     np.testing.assert_array_equal(parts[1].array, x[:, 1:4])
+
+
+def test_unsorted_sections_raise_in_debug_mode():
+    x = np.zeros((2, 3, 4), dtype=np.float32)
+    with kusari.using_config("debug", True):
+        with pytest.raises(ValueError, match="indices_or_sections must be sorted"):
+            F.split_axis(x, [2, 1], 1)
+        # Sorted (repeated) points are fine.
+        assert [y.shape for y in F.split_axis(x, [1, 1], 1)] == [
+            (2, 1, 4),
+            (2, 0, 4),
+            (2, 2, 4),
+        ]

@@ -5,6 +5,11 @@ import kusari.functions as F
 from kusari.testing import check_op
 from kusari.utils import type_check
 
+# batch_matmul is deprecated (as in Chainer 7); its results are still checked.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:batch_matmul is deprecated:DeprecationWarning"
+)
+
 
 def _t(x):
     return x.swapaxes(-1, -2)
@@ -47,3 +52,13 @@ def test_batch_matmul_bad_ndim():
 def test_batch_matmul_length_mismatch():
     with pytest.raises(type_check.InvalidType):
         F.batch_matmul(np.zeros((2, 2, 3), np.float32), np.zeros((2, 2, 2), np.float32))
+
+
+@pytest.mark.filterwarnings("error")
+def test_batch_matmul_warns_deprecated():
+    # Chainer 7 code and its tests expect the warning on every call.
+    a = np.ones((2, 3, 4), np.float32)
+    b = np.ones((2, 4, 5), np.float32)
+    with pytest.warns(DeprecationWarning, match="Use matmul instead"):
+        y = F.batch_matmul(a, b)
+    np.testing.assert_array_equal(y.array, np.full((2, 3, 5), 4, np.float32))

@@ -99,3 +99,12 @@ def test_matmul_mixed_output_dtype_and_values():
 def test_matmul_non_float_operand_is_rejected():
     with pytest.raises(type_check.InvalidType, match=r"b\.dtype\.kind == 'f'"):
         F.matmul(np.ones((2, 3), np.float32), np.ones((3, 4), np.int32))
+
+
+def test_matmul_batch_axes_must_broadcast():
+    a = np.zeros((2, 3, 4), np.float32)
+    b = np.zeros((3, 4, 3), np.float32)
+    with pytest.raises(type_check.InvalidType, match="batch axes"):
+        F.matmul(a, b)
+    # Broadcastable batch axes are fine.
+    assert F.matmul(np.zeros((1, 3, 4), np.float32), b).shape == (3, 3, 3)

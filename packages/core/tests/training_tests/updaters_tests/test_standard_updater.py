@@ -8,8 +8,9 @@ from _training_helpers import TinyMLP, make_dataset
 
 import kusari
 import kusari.functions as F
-from kusari import iterators, optimizers
+from kusari import backend, iterators, optimizers
 from kusari.dataset import concat_examples
+from kusari.dataset import converter as converter_decorator
 from kusari.serializers import DictionarySerializer, NpzDeserializer
 from kusari.training import updaters
 
@@ -231,7 +232,19 @@ def test_input_device_is_passed_to_the_converter():
     )
     updater.update()
     assert updater.device is None
-    assert seen == [updater.input_device] and seen[0] is not None
+    assert updater.input_device == backend.CpuDevice()
+    # A plain function is an old-style converter: it gets Chainer's int
+    # (-1 for the CPU); a @converter() one gets the Device itself.
+    assert seen == [-1]
+
+    @converter_decorator()
+    def modern(batch, device):
+        seen.append(device)
+        return concat_examples(batch)
+
+    updater = updaters.StandardUpdater(it, opt, converter=modern, input_device=-1)
+    updater.update()
+    assert seen[1] is updater.input_device
 
 
 def test_a_single_array_batch_is_passed_as_one_argument():

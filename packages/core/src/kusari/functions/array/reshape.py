@@ -6,7 +6,7 @@ from typing import Any
 
 from kusari.function_node import FunctionNode
 from kusari.utils import type_check
-from kusari.variable import Variable
+from kusari.variable import Variable, as_variable
 
 
 def _resolve(shape: tuple[int, ...], size: int) -> tuple[int, ...] | None:
@@ -66,6 +66,7 @@ def reshape(x: Any, shape: Any) -> Variable:
     if isinstance(shape, int):
         shape = (shape,)
     shape = tuple(shape)
-    if isinstance(x, Variable) and x.shape == shape:
-        return x
+    if x.shape == shape:
+        # Nothing to do: the input itself (an array wrapped, not copied).
+        return as_variable(x)
     return Reshape(shape).apply((x,))[0]

@@ -8,6 +8,7 @@ from typing import Any
 import numpy
 
 from kusari import backend
+from kusari.configuration import config
 from kusari.function_node import FunctionNode
 from kusari.utils import type_check
 from kusari.variable import Variable
@@ -47,6 +48,15 @@ class SplitAxis(FunctionNode):
                     )
             self.sections = None
             self.indices = tuple(int(i) for i in ios)
+            # Unsorted split points give overlapping (numpy: empty) pieces;
+            # debug mode reports them, as Chainer's does.
+            if config.debug and any(
+                p > n for p, n in zip(self.indices, self.indices[1:])
+            ):
+                raise ValueError(
+                    "indices_or_sections must be sorted (split_axis got "
+                    f"{list(self.indices)})"
+                )
         else:
             raise TypeError(
                 "indices_or_sections must be integer or 1-D array.\n"

@@ -7,7 +7,10 @@ each operand's gradient comes back in that operand's own dtype.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
+
+import numpy
 
 from kusari import backend
 from kusari.function_node import FunctionNode
@@ -45,6 +48,15 @@ class MatMul(FunctionNode):
                 f"a.shape={a_shape}, b.shape={b_shape}, transa={self.transa}, "
                 f"transb={self.transb}",
             )
+        # The leading (batch) axes must broadcast; otherwise NumPy's own
+        # error would come from inside forward.
+        try:
+            numpy.broadcast_shapes(tuple(a_shape[:-2]), tuple(b_shape[:-2]))
+        except ValueError:
+            raise type_check.InvalidType(
+                "the batch axes of a and b (all but the last two) broadcast",
+                f"a.shape={a_shape}, b.shape={b_shape}",
+            ) from None
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -131,12 +143,23 @@ def batch_matmul(
         >>> import numpy as np
         >>> import kusari.functions as F
         >>> a, b = np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)
-        >>> F.batch_matmul(a, b).shape
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     F.batch_matmul(a, b).shape
         (2, 3, 5)
+        >>> caught[0].category.__name__
+        'DeprecationWarning'
     """
     from kusari.functions.array.reshape import reshape
     from kusari.variable import as_variable
 
+    # Chainer 7 warns on every call; code and tests written for it expect it.
+    warnings.warn(
+        "batch_matmul is deprecated. Use matmul instead.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     a = as_variable(a)
     b = as_variable(b)
     if a.ndim == 2:
