@@ -6,7 +6,14 @@ Cases (float32):
 * ``alexnet1``: AlexNet conv1, 64 x 3 x 227 x 227 -> 96, 11 x 11, stride 4;
 * ``lenet1`` / ``lenet2``: 64 x 1 x 28 x 28 -> 20 (5 x 5) and
   64 x 20 x 12 x 12 -> 50 (5 x 5): small convolutions, per-call overhead;
-* ``maxpool``: ``max_pooling_2d`` 3 x 3, stride 2 on 64 x 96 x 55 x 55.
+* ``maxpool``: ``max_pooling_2d`` 3 x 3, stride 2 on 64 x 96 x 55 x 55;
+* ``r50_56`` ... ``r50_7``: ResNet-50's 3 x 3 stride-1 layers at batch 16
+  (64 channels at 56 x 56, 128 at 28, 256 at 14, 512 at 7), pad 1;
+* ``vgg112``: a VGG block's 3 x 3 layer, 16 x 64 x 112 x 112 -> 64, pad 1.
+
+For the 3 x 3 stride-1 cases kusari runs Winograd where its rule picks it;
+the ``im2col ms`` column is kusari forced onto the im2col + GEMM path (the
+one these layers took before), timed in the same loop.
 
 Forward is timed without graph recording; backward is the time of
 ``backward()`` on an output whose graph was built outside the timer (input
@@ -16,7 +23,10 @@ skipped when it is not importable; its intra-op threads are set to the
 BLAS thread count numpy uses (``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS``,
 else the CPU count).
 
-Run: ``python bench_conv.py [--repeat N] [--cases conv11,maxpool]``.
+``--threads 1,2`` runs every case at each thread count (kusari's pool and
+BLAS through ``kusari.set_num_threads``, PyTorch's intra-op threads).
+
+Run: ``python bench_conv.py [--repeat N] [--cases conv11,maxpool] [--threads 1,2]``.
 """
 
 from __future__ import annotations
@@ -29,13 +39,18 @@ from typing import Any
 
 import numpy as np
 
-# name: (x shape, W shape or None for pooling, stride, repeat multiplier)
-CASES: dict[str, tuple[tuple[int, ...], tuple[int, ...] | None, int, int]] = {
-    "conv11": ((32, 3, 128, 128), (96, 3, 11, 11), 1, 1),
-    "alexnet1": ((64, 3, 227, 227), (96, 3, 11, 11), 4, 1),
-    "lenet1": ((64, 1, 28, 28), (20, 1, 5, 5), 1, 20),
-    "lenet2": ((64, 20, 12, 12), (50, 20, 5, 5), 1, 20),
-    "maxpool": ((64, 96, 55, 55), None, 2, 1),
+# name: (x shape, W shape or None for pooling, stride, pad, repeat multiplier)
+CASES: dict[str, tuple[tuple[int, ...], tuple[int, ...] | None, int, int, int]] = {
+    "conv11": ((32, 3, 128, 128), (96, 3, 11, 11), 1, 0, 1),
+    "alexnet1": ((64, 3, 227, 227), (96, 3, 11, 11), 4, 0, 1),
+    "lenet1": ((64, 1, 28, 28), (20, 1, 5, 5), 1, 0, 20),
+    "lenet2": ((64, 20, 12, 12), (50, 20, 5, 5), 1, 0, 20),
+    "maxpool": ((64, 96, 55, 55), None, 2, 0, 1),
+    "r50_56": ((16, 64, 56, 56), (64, 64, 3, 3), 1, 1, 1),
+    "r50_28": ((16, 128, 28, 28), (128, 128, 3, 3), 1, 1, 1),
+    "r50_14": ((16, 256, 14, 14), (256, 256, 3, 3), 1, 1, 1),
+    "r50_7": ((16, 512, 7, 7), (512, 512, 3, 3), 1, 1, 1),
+    "vgg112": ((16, 64, 112, 112), (64, 64, 3, 3), 1, 1, 1),
 }
 
 
@@ -67,6 +82,7 @@ class KusariCase:
         xs: tuple[int, ...],
         ws: tuple[int, ...] | None,
         stride: int,
+        pad: int,
         rng: np.random.Generator,
     ) -> None:
         import kusari
@@ -77,14 +93,14 @@ class KusariCase:
         self.W = (
             None if ws is None else (rng.standard_normal(ws) * 0.1).astype(np.float32)
         )
-        self.stride = stride
+        self.stride, self.pad = stride, pad
         y = self._apply(self.x, self.W)
         self.gy = rng.standard_normal(y.shape).astype(np.float32)
 
     def _apply(self, x: Any, W: Any) -> Any:
         if W is None:
             return self.F.max_pooling_2d(x, 3, self.stride)
-        return self.F.convolution_2d(x, W, stride=self.stride)
+        return self.F.convolution_2d(x, W, stride=self.stride, pad=self.pad)
 
     def forward(self) -> None:
         with self.kusari.no_backprop_mode():
@@ -107,14 +123,14 @@ class TorchCase:
         self.torch = torch
         self.x = torch.from_numpy(kc.x)
         self.W = None if kc.W is None else torch.from_numpy(kc.W)
-        self.stride = kc.stride
+        self.stride, self.pad = kc.stride, kc.pad
         self.gy = torch.from_numpy(kc.gy)
 
     def _apply(self, x: Any, W: Any) -> Any:
         nnf = self.torch.nn.functional
         if W is None:
             return nnf.max_pool2d(x, 3, self.stride, ceil_mode=True)
-        return nnf.conv2d(x, W, stride=self.stride)
+        return nnf.conv2d(x, W, stride=self.stride, padding=self.pad)
 
     def forward(self) -> None:
         with self.torch.no_grad():
@@ -129,59 +145,104 @@ class TorchCase:
         y.backward(self.gy)
 
 
+class ForcedDirect:
+    """Runs a kusari case with the Winograd kernels switched off."""
+
+    def __init__(self, kc: KusariCase) -> None:
+        from kusari.functions.connection import _winograd
+
+        self.kc, self.mod = kc, _winograd
+
+    def _forced(self, fn: Callable[..., Any], *args: Any) -> Any:
+        old, self.mod._FORCE = self.mod._FORCE, "direct"
+        try:
+            return fn(*args)
+        finally:
+            self.mod._FORCE = old
+
+    def forward(self) -> None:
+        self._forced(self.kc.forward)
+
+    def setup_backward(self) -> Any:
+        return self._forced(self.kc.setup_backward)
+
+    def backward(self, y: Any) -> None:
+        self._forced(self.kc.backward, y)
+
+
+def _best(case: Any, pass_: str, inner: int) -> float:
+    if pass_ == "forward":
+        return _time(case.forward, None, inner)
+    return _time(case.backward, case.setup_backward, inner)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument(
+        "--threads", default="", help="thread counts, e.g. 1,2 (default: BLAS's)"
+    )
     args = parser.parse_args()
+
+    import kusari
 
     torch: Any
     try:
         import torch
     except ImportError:
         torch = None
-    nthreads = blas_threads()
-    if torch is not None:
-        torch.set_num_threads(nthreads)
-    print(
-        f"numpy {np.__version__}, BLAS threads {nthreads}"
-        + (
-            f", torch {torch.__version__} threads {torch.get_num_threads()}"
-            if torch is not None
-            else ", torch not available"
-        )
+    counts = [int(v) for v in args.threads.split(",") if v] or [blas_threads()]
+    header = (
+        f"{'case':<10} {'pass':<8} {'thr':>3} {'kusari ms':>10} {'im2col ms':>10}"
+        f" {'torch ms':>10} {'ratio':>7}"
     )
-    header = f"{'case':<10} {'pass':<8} {'kusari ms':>10} {'torch ms':>10} {'ratio':>7}"
-    print(header)
-    print("-" * len(header))
-    rng = np.random.default_rng(0)
-    for name in args.cases.split(","):
-        xs, ws, stride, mult = CASES[name]
-        kc = KusariCase(xs, ws, stride, rng)
-        tc = TorchCase(torch, kc) if torch is not None else None
-        inner = mult
-        # warm-up
-        kc.forward()
-        if tc is not None:
-            tc.forward()
-        for pass_ in ("forward", "backward"):
-            best_k = best_t = float("inf")
-            for _ in range(args.repeat):
-                if pass_ == "forward":
-                    best_k = min(best_k, _time(kc.forward, None, inner))
-                    if tc is not None:
-                        best_t = min(best_t, _time(tc.forward, None, inner))
-                else:
-                    best_k = min(best_k, _time(kc.backward, kc.setup_backward, inner))
-                    if tc is not None:
-                        best_t = min(
-                            best_t, _time(tc.backward, tc.setup_backward, inner)
-                        )
-            tcol = f"{best_t * 1e3:10.2f}" if tc is not None else f"{'-':>10}"
-            ratio = f"{best_k / best_t:7.2f}" if tc is not None else f"{'-':>7}"
-            print(
-                f"{name:<10} {pass_:<8} {best_k * 1e3:10.2f} {tcol} {ratio}", flush=True
+    for nthreads in counts:
+        if args.threads:
+            kusari.set_num_threads(nthreads)
+        if torch is not None:
+            torch.set_num_threads(nthreads)
+        print(
+            f"numpy {np.__version__}, threads {nthreads}"
+            + (
+                f", torch {torch.__version__} threads {torch.get_num_threads()}"
+                if torch is not None
+                else ", torch not available"
             )
+        )
+        print(header)
+        print("-" * len(header))
+        rng = np.random.default_rng(0)
+        for name in args.cases.split(","):
+            xs, ws, stride, pad, mult = CASES[name]
+            kc = KusariCase(xs, ws, stride, pad, rng)
+            three = ws is not None and ws[2:] == (3, 3) and stride == 1
+            dc = ForcedDirect(kc) if three else None
+            tc = TorchCase(torch, kc) if torch is not None else None
+            inner = mult
+            # warm-up (first calls allocate scratch buffers, pick kernels)
+            for c in (kc, dc, tc):
+                if c is not None:
+                    c.forward()
+                    c.backward(c.setup_backward())
+            for pass_ in ("forward", "backward"):
+                best = {"k": float("inf"), "d": float("inf"), "t": float("inf")}
+                for _ in range(args.repeat):
+                    for key, c in (("k", kc), ("d", dc), ("t", tc)):
+                        if c is not None:
+                            best[key] = min(best[key], _best(c, pass_, inner))
+                cols = [
+                    f"{best[key] * 1e3:10.2f}" if c is not None else f"{'-':>10}"
+                    for key, c in (("d", dc), ("t", tc))
+                ]
+                ratio = (
+                    f"{best['k'] / best['t']:7.2f}" if tc is not None else f"{'-':>7}"
+                )
+                print(
+                    f"{name:<10} {pass_:<8} {nthreads:>3} {best['k'] * 1e3:10.2f} "
+                    f"{cols[0]} {cols[1]} {ratio}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

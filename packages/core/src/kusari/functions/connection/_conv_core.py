@@ -6,6 +6,11 @@ gradient of a convolution) is one batched GEMM followed by ``col2im``, a
 scatter-add with one vectorised add per kernel offset.  Work is split into
 chunks of whole samples so that the column buffer stays cache sized.
 
+3x3 stride-1 convolutions with enough channels and pixels (NumPy) take the
+Winograd kernels of ``_winograd`` instead, in all three passes: the forward,
+the transposed convolution (the input gradient) and the weight gradient;
+``_winograd.applicable`` holds the measured rule.
+
 Small feature maps use a second, batch-innermost layout (``_conv_batch_inner``,
 which also holds the cost model that picks the layout per call); the scratch
 buffers, chunking and copy helpers that both layouts share are in
@@ -20,7 +25,7 @@ from typing import Any
 import numpy
 
 from kusari.functions._params import as_tuple as as_tuple  # re-exported
-from kusari.functions.connection import _conv_gpu
+from kusari.functions.connection import _conv_gpu, _winograd
 from kusari.functions.connection._conv_batch_inner import (
     _BI_ROWS_PER_MOVED_DECONV,
     _batch_inner,
@@ -169,6 +174,8 @@ def conv_forward(
     L = 1
     for v in out:
         L *= v
+    if xp is numpy and _winograd_fits(x.shape, k, s, p, d, groups, O, out):
+        return _finish(_winograd.conv_forward(x, W, p, cdt), b, x.dtype)
     W2 = xp.ascontiguousarray(W.reshape(groups, Og, K), dtype=cdt)
     if xp is not numpy and nd == 2:
         y = _conv_gpu.conv_forward(x, W2, s, p, d, k, out, cdt)
@@ -199,6 +206,26 @@ def conv_forward(
             xp.matmul(W2, cols.reshape(groups, K, m * L), out=r)
             par_assign(y[i : i + m], r.reshape(groups, Og, m, L).transpose(2, 0, 1, 3))
     return _finish(y.reshape((N, O) + out), b, x.dtype)
+
+
+def _winograd_fits(
+    x_shape: tuple[int, ...],
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    p: tuple[int, ...],
+    d: tuple[int, ...],
+    groups: int,
+    o_channels: int,
+    out: tuple[int, ...],
+) -> bool:
+    """Whether the convolution ``x_shape -> (N, o_channels, *out)`` (NumPy)
+    runs as Winograd (see ``_winograd.applicable``)."""
+    natural = len(out) == 2 and all(
+        o == n + 2 * pp - 2 for o, n, pp in zip(out, x_shape[2:], p)
+    )
+    return _winograd.applicable(
+        k, s, d, groups, x_shape[0], (x_shape[1], o_channels), out, natural
+    )
 
 
 def _finish(y: Any, b: Any, dtype: Any) -> Any:
@@ -234,6 +261,9 @@ def conv_grad_weight(
     L = 1
     for v in out:
         L *= v
+    if xp is numpy and _winograd_fits(x.shape, k, s, p, d, groups, O, out):
+        gW = _winograd.conv_grad_weight(x, gy, p, cdt)
+        return gW.astype(x.dtype, copy=False)
     if xp is not numpy and nd == 2:
         gW = _conv_gpu.conv_grad_weight(x, gy, groups, s, p, d, k, cdt)
         return gW.reshape(w_shape).astype(x.dtype, copy=False)
@@ -329,6 +359,12 @@ def deconv_forward(
     Lin = 1
     for v in insz:
         Lin *= v
+    # A stride-1 transposed convolution is the convolution of out (N, Cout)
+    # into in (N, Cin): the same Winograd rule, from the other side.
+    if xp is numpy and _winograd_fits(
+        (N, Cout) + tuple(out), k, s, p, d, groups, Cin, insz
+    ):
+        return _finish(_winograd.deconv_forward(x, W, p, out, cdt), b, x.dtype)
     W2 = xp.ascontiguousarray(
         W.reshape(groups, Cing, Coutg * Kk).swapaxes(1, 2), dtype=cdt
     )
