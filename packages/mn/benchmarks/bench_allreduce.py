@@ -4,13 +4,14 @@
 Two parameter sets: the MNIST MLP 784-1000-1000-10 (1.8 M float32) and one
 with ResNet-50's 161 parameter shapes (25.6 M float32). All cases run in
 the same job, interleaved in rotating order; the best and the median of
-each are reported, with the best's ratio to the raw Allreduce. Cases:
+each are reported, with the best's ratio to the raw Allreduce and the
+median of the per-repetition ratios. Cases:
 gradients already in the buffer's views (only the division by the size is
 left), gradients replaced by new arrays (copied in once, divided on the
 way), float16 on the wire (Alltoallv + NumPy sum + Allgatherv), and for
 comparison float16 summed by one Allreduce with a Python-level MPI user op.
 
-    python bench_allreduce.py [--ranks 2] [--repeat 30]
+    python bench_allreduce.py [--ranks 2] [--repeat 100]
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from functools import partial
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _launch import mpiexec, under_mpi
+from _launch import mpiexec, under_mpi, yield_policy
 
 
 def mlp_shapes() -> list[tuple[int, ...]]:
@@ -87,6 +88,67 @@ def _user_op_half_sum(mpi_comm: object, buf: np.ndarray) -> None:
     mpi_comm.Allreduce(MPI.IN_PLACE, [buf, mpi_type], op)  # type: ignore[attr-defined]
 
 
+def _time_cases(
+    mpi: object,
+    cases: dict[str, tuple[Callable[[], object], Callable[[], None] | None]],
+    reps: int,
+    flush: np.ndarray | None,
+    calls: int = 1,
+) -> dict[str, np.ndarray]:
+    """Every rank's slowest time per call of each repetition of each case, in s.
+
+    Each repetition runs every case once, in rotating order (no case always
+    first or last). Before its timed calls a case runs once untimed, so
+    that every case is timed in the same cache state: its own buffer warm,
+    as in a training loop that reduces the same buffer every step. Then
+    ``calls`` calls run back to back and their mean is the sample: after
+    the first, the ranks arrive at each call together, as in training,
+    where one call alone would charge the call for how far apart the
+    ranks left the Barrier before it (large on a busy machine). With
+    ``flush`` (and one call), a pass over that array (larger than the
+    last-level cache) evicts the buffers first, so every case runs cold.
+    """
+    from mpi4py import MPI
+
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    keys = list(cases)
+    for rep in range(reps):
+        for key in keys[rep % len(keys) :] + keys[: rep % len(keys)]:
+            fn, setup = cases[key]
+            if setup is not None:
+                setup()
+            fn()
+            if flush is not None:
+                flush += 1.0
+            mpi.Barrier()  # type: ignore[attr-defined]
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                if setup is not None:
+                    setup()  # a few reference assignments (microseconds)
+                fn()
+            times[key].append((time.perf_counter() - t0) / calls)
+    out = {}
+    for key, ts in times.items():
+        a = np.array(ts)
+        mpi.Allreduce(MPI.IN_PLACE, a, MPI.MAX)  # type: ignore[attr-defined]
+        out[key] = a
+    return out
+
+
+def _summary(times: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    raw = times["raw"]
+    return {
+        key: {
+            "best_ms": float(a.min() * 1e3),
+            "median_ms": float(np.median(a) * 1e3),
+            # the ratio within each repetition, whose median a slow spell
+            # of the shared machine that hits both cases does not move
+            "paired": float(np.median(a / raw)),
+        }
+        for key, a in times.items()
+    }
+
+
 def worker(repeat: int) -> None:
     from mpi4py import MPI
 
@@ -96,96 +158,123 @@ def worker(repeat: int) -> None:
     half = kusari_mn.create_communicator("flat", allreduce_grad_dtype=np.float16)
     # the same, but summing float16 with one Allreduce and a Python user op
     half_op = kusari_mn.create_communicator("flat", allreduce_grad_dtype=np.float16)
-    half_op._half = _user_op_half_sum  # type: ignore[attr-defined]
+    half_op._half = _user_op_half_sum  # type: ignore[assignment]
     mpi = comm.mpi_comm
-    results = {}
+    flag = np.zeros(1, np.int32)
+    # 64 MB: more than the last-level cache of the machines this runs on
+    flush = np.zeros(8 * 2**20)
+    results: dict[str, object] = {"load_before": os.getloadavg()[0]}
     for name, shapes in (("mlp", mlp_shapes()), ("resnet50", resnet50_shapes())):
         # One model per case: a communicator leaves its own buffer's views as
         # the gradients, so cases sharing a model would copy each other's.
         models = {k: build(shapes) for k in ("views", "fresh", "fp16", "fp16_userop")}
-        fresh = [p.grad.copy() for p in models["fresh"].params()]
+        fresh = [p.grad.copy() for p in models["fresh"].params()]  # type: ignore[attr-defined]
         n = sum(int(np.prod(s)) for s in shapes)
-        raw = np.ones(n, np.float32)
-        reps = repeat if n < 5_000_000 else max(5, repeat // 3)
+        # zeros: summing them in place never overflows, however many calls
+        raw = np.zeros(n, np.float32)
+        small = n < 5_000_000
+        reps = repeat if small else max(5, repeat // 6)
 
         replace_grads = partial(_replace_grads, models["fresh"], fresh)
-
-        cases: dict[str, tuple[Callable[[], object], Callable[[], None] | None]] = {
+        f32: dict[str, tuple[Callable[[], object], Callable[[], None] | None]] = {
             "raw": (partial(mpi.Allreduce, MPI.IN_PLACE, raw, MPI.SUM), None),
             "views": (partial(comm.multi_node_mean_grad, models["views"]), None),
             "fresh": (
                 partial(comm.multi_node_mean_grad, models["fresh"]),
                 replace_grads,
             ),
+            # what every call adds so that all ranks agree whether any
+            # rank's gradient layout changed (one 4-byte Allreduce)
+            "layout_flag": (
+                partial(mpi.Allreduce, MPI.IN_PLACE, flag, MPI.MAX),
+                None,
+            ),
+        }
+        out: dict[str, object] = {"floats": n, "arrays": len(shapes), "reps": reps}
+        calls = 10 if small else 2
+        out["calls"] = calls
+        out["warm"] = _summary(_time_cases(mpi, f32, reps, None, calls))
+        if small:  # ResNet-50's 102 MB never fit the cache: always cold
+            out["cold"] = _summary(_time_cases(mpi, f32, reps, flush))
+        # float16 apart: its casts churn the cache and take tens of times as
+        # long, which would disturb the float32 cases' timings
+        f16: dict[str, tuple[Callable[[], object], Callable[[], None] | None]] = {
+            "raw": f32["raw"],
             "fp16": (partial(half.multi_node_mean_grad, models["fp16"]), None),
             "fp16_userop": (
                 partial(half_op.multi_node_mean_grad, models["fp16_userop"]),
                 None,
             ),
         }
-        times: dict[str, list[float]] = {k: [] for k in cases}
-        for fn, setup in cases.values():  # warm up (buffers, connections)
-            for _ in range(2):
-                if setup is not None:
-                    setup()
-                fn()
-        keys = list(cases)
-        for rep in range(reps):
-            # rotate the order so no case always runs first or last
-            for key in keys[rep % len(keys) :] + keys[: rep % len(keys)]:
-                fn, setup = cases[key]
-                if setup is not None:
-                    setup()
-                mpi.Barrier()
-                t0 = time.perf_counter()
-                fn()
-                times[key].append(time.perf_counter() - t0)
-        out = {"floats": n, "arrays": len(shapes), "reps": reps}
-        for key, ts in times.items():
-            # every rank's slowest view of each repetition
-            a = np.array(ts)
-            mpi.Allreduce(MPI.IN_PLACE, a, MPI.MAX)
-            out[key] = {
-                "best_ms": float(a.min() * 1e3),
-                "median_ms": float(np.median(a) * 1e3),
-            }
+        out["fp16"] = _summary(_time_cases(mpi, f16, max(3, reps // 6), None, 1))
         results[name] = out
+    results["load_after"] = os.getloadavg()[0]
     if comm.rank == 0:
         print(json.dumps({"ranks": comm.size, "results": results}))
+
+
+def _print_block(title: str, block: dict[str, dict[str, float]]) -> None:
+    raw = block["raw"]["best_ms"]
+    print(f"  {title}")
+    for key, t in block.items():
+        if key == "layout_flag":
+            print(
+                f"    {key:<12}{t['best_ms'] * 1e3:>8.1f} us best "
+                f"({t['median_ms'] * 1e3:.1f} median): added to every call"
+            )
+            continue
+        print(
+            f"    {key:<12}{t['best_ms']:>9.2f} ({t['median_ms']:.2f})"
+            f"   best x{t['best_ms'] / raw:.3f} of raw, paired median "
+            f"x{t['paired']:.3f}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--ranks", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=100)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker or under_mpi():
         worker(args.repeat)
         return
-    out = mpiexec(args.ranks, __file__, "--worker", "--repeat", str(args.repeat))
+    yields, note = yield_policy(args.ranks)
+    out = mpiexec(
+        args.ranks,
+        __file__,
+        "--worker",
+        "--repeat",
+        str(args.repeat),
+        yield_when_idle=yields,
+    )
     data = json.loads(out.strip().splitlines()[-1])
+    results = data["results"]
     print(
-        f"kusari_mn multi_node_mean_grad vs raw mpi4py Allreduce (float32, same "
-        f"bytes), {data['ranks']} ranks, 1 BLAS thread each; best (median) ms"
+        f"kusari_mn multi_node_mean_grad vs raw mpi4py Allreduce (in place, same "
+        f"float32 bytes), {data['ranks']} ranks, 1 BLAS thread each; best "
+        f"(median) ms\n{note}; load average in the job "
+        f"{results['load_before']:.1f} at the start, {results['load_after']:.1f} "
+        "at the end"
     )
     print(
         "views: gradients left in their buffer views; fresh: replaced by new "
-        "arrays (cleargrads + backward);\nfp16: allreduce_grad_dtype=float16; "
-        "fp16_userop: the same, summed by one Allreduce with a Python-level MPI user op"
+        "arrays (cleargrads + backward);\nwarm: every case's buffer in cache, "
+        "the mean of back-to-back calls (as in training); cold: caches flushed, "
+        "then one call after a Barrier;\n"
+        "fp16: allreduce_grad_dtype=float16; fp16_userop: the same, summed by "
+        "one Allreduce with a Python-level MPI user op;\npaired: median over "
+        "repetitions of the case's time / raw's time in the same repetition"
     )
-    for name, r in data["results"].items():
-        raw = r["raw"]["best_ms"]
+    for name in ("mlp", "resnet50"):
+        r = results[name]
         print(
             f"{name}: {r['arrays']} arrays, {r['floats'] * 4 / 1e6:.1f} MB, "
-            f"{r['reps']} repeats"
+            f"{r['reps']} repetitions (warm: of {r['calls']} calls each)"
         )
-        for key in ("raw", "views", "fresh", "fp16", "fp16_userop"):
-            t = r[key]
-            print(
-                f"  {key:<12}{t['best_ms']:>9.2f} ({t['median_ms']:.2f})"
-                f"   x{t['best_ms'] / raw:.3f} of raw"
-            )
+        for mode in ("warm", "cold", "fp16"):
+            if mode in r:
+                _print_block(mode, r[mode])
 
 
 if __name__ == "__main__":

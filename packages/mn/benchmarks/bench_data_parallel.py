@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _launch import mpiexec, under_mpi
+from _launch import mpiexec, under_mpi, yield_policy
 
 
 def worker(
@@ -120,6 +120,8 @@ def main() -> None:
     if args.double_buffering:
         configs = [c for c in configs if c[3] or c[1] == 1 or c[2] == "dummy"]
     runs: dict[str, list[dict[str, float]]] = {c[0]: [] for c in configs}
+    # one waiting policy for every job of the run (see _launch.yield_policy)
+    yields, note = yield_policy(2)
     for round_ in range(args.rounds):
         # the jobs of one round run back to back, in rotating order, so that
         # a busy spell on the shared machine does not hit one of them only
@@ -141,12 +143,14 @@ def main() -> None:
                     if args.allreduce_grad_dtype
                     else []
                 ),
+                yield_when_idle=yields,
             )
             runs[label].append(json.loads(out.strip().splitlines()[-1]))
     print(
         f"kusari_mn data-parallel MNIST MLP, batch {args.batchsize}/rank, "
         f"{args.rounds} interleaved rounds (each job: best of 3 windows of "
-        f"{args.iterations} iterations); best and worst round"
+        f"{args.iterations} iterations); best and worst round\n{note} at the "
+        f"start, {os.getloadavg()[0]:.1f} at the end"
     )
     best = {}
     for label, rs in runs.items():

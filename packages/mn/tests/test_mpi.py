@@ -124,3 +124,25 @@ def test_exit_with_a_pending_double_buffered_reduction_is_clean(mpi, n):
     assert result.returncode == 0, result.output
     for rank in range(n):
         assert f"RANK {rank} LEAVING" in result.stdout
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_gradient_layout_mismatch_fails_on_every_rank(mpi, n):
+    # Only the last rank's layout changes (its bias gradient is None, no
+    # zero_fill): it used to gather layouts while the others entered the
+    # gradient Allreduce, and the job hung until killed.
+    result = mpi(n, "fault_grad_layout.py", timeout=30)
+    assert result.returncode == 0, result.output
+    out = result.stdout
+    for rank in range(n):
+        for case in ("first", "again", "double_buffering"):
+            match = re.search(
+                rf"{case} RANK {rank} ERROR in ([0-9.]+)s: multi_node_mean_grad: "
+                r"the ranks have different gradients to average .*"
+                rf"'/b' on rank 0, no gradient on rank {n - 1}.*zero_fill=True",
+                out,
+            )
+            assert match, out
+            assert float(match.group(1)) < 5, out
+        assert f"recovered RANK {rank} mean {(n + 1) / 2}" in out, out
+        assert f"done RANK {rank}" in out, out

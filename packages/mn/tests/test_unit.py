@@ -12,6 +12,7 @@ import kusari.functions as F
 import kusari.links as L
 import kusari_mn
 from kusari_mn.communicators._memory_utility import GradBuffer
+from kusari_mn.communicators.mpi_communicator_base import _first_difference
 from kusari_mn.datasets import create_empty_dataset
 from kusari_mn.datasets.scatter_dataset import _ranges
 from kusari_mn.extensions._multi_node_snapshot import _parse_replica_sets
@@ -177,6 +178,36 @@ def test_ranges_cover_the_dataset():
 
 def test_create_empty_dataset():
     assert create_empty_dataset(np.zeros((3, 2))) == [(), (), ()]
+
+
+def test_grad_buffer_forget_layout_makes_prepare_report_a_change():
+    # After a failed cross-rank check the layout is forgotten, so the next
+    # call compares again on every rank although nothing changed here.
+    model = _model()
+    buffers = GradBuffer()
+    params = buffers.select(model, zero_fill=True)
+    assert buffers.prepare(params)
+    assert not buffers.prepare(params)
+    signature = buffers.layout_signature
+    buffers.forget_layout()
+    assert buffers.prepare(params)
+    assert buffers.layout_signature == signature
+
+
+def test_first_difference_names_the_gradient_and_the_ranks():
+    full = ((("/a", (2,)), ("/b", (3,))), ("<f4",))
+    assert _first_difference(full, ((("/a", (2,)),), ("<f4",)), 2) == (
+        "'/b' on rank 0, no gradient on rank 2"
+    )
+    assert "'/c' on rank 1, no gradient on rank 0" in _first_difference(
+        full, (full[0] + (("/c", (1,)),), ("<f4",)), 1
+    )
+    assert _first_difference(full, ((("/a", (2,)), ("/b", (4,))), ("<f4",)), 1) == (
+        "'/b' has shape (3,) on rank 0, (4,) on rank 1"
+    )
+    assert _first_difference(full, (full[0], ("<f2",)), 1) == (
+        "gradient dtypes ('<f4',) on rank 0, ('<f2',) on rank 1"
+    )
 
 
 def test_single_rank_communicator():

@@ -156,14 +156,12 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
             return
         grads = self._buffers[0]
         params = grads.select(target, self.zero_fill)
-        if grads.prepare(params):
-            comm._check_layout(grads)
+        comm._load_agreed(grads, params, 1.0 / comm.size)
         if any(group.on_device for group in grads.groups):
             raise ValueError(
                 "create_multi_node_optimizer: double_buffering over MPI supports "
                 "host (NumPy) parameters only"
             )
-        grads.load(params, 1.0 / comm.size)
         previous = self._wait_pending()
         requests = []
         for group in grads.groups:

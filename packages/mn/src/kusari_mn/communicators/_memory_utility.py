@@ -142,6 +142,10 @@ class GradBuffer:
         self._key = key
         return True
 
+    def forget_layout(self) -> None:
+        """Make the next :meth:`prepare` rebuild the buffers (and report it)."""
+        self._key = None
+
     @property
     def layout_signature(self) -> tuple[Any, ...]:
         """What every rank must agree on: names, shapes and the wire dtypes."""
