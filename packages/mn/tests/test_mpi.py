@@ -127,6 +127,25 @@ def test_exit_with_a_pending_double_buffered_reduction_is_clean(mpi, n):
 
 
 @pytest.mark.parametrize("n", [2, 3])
+def test_lazy_parameters_on_some_ranks_fail_on_every_rank(mpi, n):
+    # Only the last rank initialized its lazy link before the first update:
+    # it used to broadcast while the others averaged (a hang).
+    result = mpi(n, "fault_lazy_params.py", timeout=30)
+    assert result.returncode == 0, result.output
+    out = result.stdout
+    for rank in range(n):
+        for case in ("plain", "double"):
+            match = re.search(
+                rf"{case} RANK {rank} ERROR in ([0-9.]+)s: MultiNodeOptimizer.update: "
+                r"the ranks have different initialized parameters",
+                out,
+            )
+            assert match, out
+            assert float(match.group(1)) < 5, out
+            assert f"{case} synced RANK {rank}" in out, out
+
+
+@pytest.mark.parametrize("n", [2, 3])
 def test_gradient_layout_mismatch_fails_on_every_rank(mpi, n):
     # Only the last rank's layout changes (its bias gradient is None, no
     # zero_fill): it used to gather layouts while the others entered the

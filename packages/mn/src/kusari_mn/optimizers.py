@@ -11,6 +11,7 @@ import atexit
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from mpi4py import MPI
 
 from kusari_mn.communicators._memory_utility import GradBuffer
@@ -96,6 +97,38 @@ class _MultiNodeOptimizer:
             return True
         return False
 
+    def _changed_on_any_rank(self, target: Any) -> bool:
+        """Whether to broadcast instead of averaging, decided by all ranks.
+
+        A rank deciding alone would broadcast while the others average when
+        only some ranks' lazily initialized links got their weights, and
+        the job would hang in mismatched collectives. One 4-byte Allreduce
+        per step settles it; when any rank changed, the ranks compare their
+        parameter sets and all raise the same error if they differ.
+        """
+        changed = self.is_changed(target)
+        comm = self.communicator
+        mpi_comm = getattr(comm, "mpi_comm", None)
+        if mpi_comm is None or comm.size == 1:
+            return changed
+        flag = np.array([changed], np.int32)
+        mpi_comm.Allreduce(MPI.IN_PLACE, flag, op=MPI.MAX)
+        if not flag[0]:
+            return False
+        signatures = mpi_comm.allgather(self.target_params)
+        if any(sig != signatures[0] for sig in signatures):
+            object.__setattr__(self, "target_params", [])  # compare again next time
+            counts = ", ".join(
+                f"rank {i}: {len(sig)}" for i, sig in enumerate(signatures)
+            )
+            raise ValueError(
+                "MultiNodeOptimizer.update: the ranks have different initialized "
+                f"parameters (counts {counts}); a lazily initialized link must get "
+                "its weights on every rank in the same step (run the same first "
+                "forward pass everywhere)"
+            )
+        return True
+
     def update(
         self, lossfun: Callable[..., Any] | None = None, *args: Any, **kwds: Any
     ) -> None:
@@ -108,7 +141,7 @@ class _MultiNodeOptimizer:
         target = self.actual_optimizer.target
         if lossfun is not None:
             _backward(self.actual_optimizer, lossfun, args, kwds)
-        if self.is_changed(target):
+        if self._changed_on_any_rank(target):
             self.communicator.bcast_data(target)
         else:
             self.communicator.multi_node_mean_grad(target, self.zero_fill)
@@ -150,7 +183,7 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
         if lossfun is not None:
             _backward(self.actual_optimizer, lossfun, args, kwds)
         comm = self.communicator
-        if self.is_changed(target):
+        if self._changed_on_any_rank(target):
             self._wait_pending()
             comm.bcast_data(target)
             return
