@@ -261,3 +261,14 @@ def test_extension_without_a_name_is_rejected(tmp_path):
         trainer.extend(Nameless())
     trainer.extend(Nameless(), name="given")
     assert isinstance(trainer.get_extension("given"), Nameless)
+
+
+def test_snapshot_of_a_trainer_marked_done_without_running(tmp_path):
+    # Chainer-style tests set `trainer._done = True` to snapshot a trainer
+    # that never ran; only the restored elapsed time is known then.
+    trainer = mock_trainer(out=str(tmp_path))
+    trainer._done = True
+    assert trainer.elapsed_time == 0.0
+    d = {}
+    trainer.serialize(DictionarySerializer(d))
+    assert float(d["_snapshot_elapsed_time"]) == 0.0

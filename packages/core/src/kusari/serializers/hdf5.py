@@ -24,11 +24,19 @@ _UNCHECKED_BYTES = 1 << 20
 _MAX_GZIP_RATIO = 1100
 
 
+class _H5pyMissingError(ImportError, RuntimeError):
+    """h5py cannot be imported.
+
+    An ``ImportError`` by nature, and a ``RuntimeError`` because that is what
+    Chainer raises here and what Chainer-era code catches.
+    """
+
+
 def _import_h5py(caller: str) -> Any:
     try:
         import h5py
     except ImportError as e:
-        raise ImportError(
+        raise _H5pyMissingError(
             f"{caller} needs h5py, which is not installed; install it with "
             "`pip install h5py` (or `pip install kusari[hdf5]`)"
         ) from e
@@ -346,3 +354,16 @@ def load_hdf5(filename: str | os.PathLike[str], obj: Any) -> None:
         ) from e
     with f:
         HDF5Deserializer(f).load(obj)
+
+
+def __getattr__(name: str) -> Any:
+    # ``_available``: Chainer's flag, read by Chainer-style code and tests to
+    # skip HDF5 work. Computed on access so that importing this module does
+    # not import h5py.
+    if name == "_available":
+        try:
+            import h5py  # noqa: F401
+        except ImportError:
+            return False
+        return True
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,58 +1,11 @@
-"""A Trainer over a fake updater, for testing extensions and triggers."""
+"""A Trainer over a mock updater, for testing extensions and triggers."""
 
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 from kusari import training
-
-
-class _MockUpdater:
-    """Counts iterations and epochs like ``StandardUpdater`` with no model."""
-
-    def __init__(self, iter_per_epoch: int) -> None:
-        if iter_per_epoch <= 0:
-            raise ValueError(f"iter_per_epoch must be positive, got {iter_per_epoch}")
-        self.iter_per_epoch = iter_per_epoch
-        self.iteration = 0
-        self.update_count = 0
-
-    @property
-    def epoch(self) -> int:
-        return self.iteration // self.iter_per_epoch
-
-    @property
-    def epoch_detail(self) -> float:
-        return self.iteration / self.iter_per_epoch
-
-    @property
-    def previous_epoch_detail(self) -> float | None:
-        if self.iteration == 0:
-            return None
-        return (self.iteration - 1) / self.iter_per_epoch
-
-    @property
-    def is_new_epoch(self) -> bool:
-        return self.iteration > 0 and self.iteration % self.iter_per_epoch == 0
-
-    def update(self) -> None:
-        self.iteration += 1
-        self.update_count += 1
-
-    def connect_trainer(self, trainer: Any) -> None:
-        pass
-
-    def finalize(self) -> None:
-        pass
-
-    def get_optimizer(self, name: str) -> Any:
-        raise KeyError(f"the mock updater has no optimizer {name!r}")
-
-    def get_all_optimizers(self) -> dict[str, Any]:
-        return {}
-
-    def serialize(self, serializer: Any) -> None:
-        self.iteration = int(serializer("iteration", self.iteration))
 
 
 def get_trainer_with_mock_updater(
@@ -60,16 +13,58 @@ def get_trainer_with_mock_updater(
     iter_per_epoch: int = 10,
     extensions: list[Any] | None = None,
 ) -> training.Trainer:
-    """A :class:`~kusari.training.Trainer` whose updater only counts.
+    """A :class:`~kusari.training.Trainer` whose updater is a ``mock.Mock``.
+
+    As in Chainer, the updater is a :class:`unittest.mock.Mock` whose
+    ``update()`` calls ``update_core()`` and advances ``iteration``,
+    ``epoch``, ``epoch_detail``, ``previous_epoch_detail`` and
+    ``is_new_epoch``; every other attribute is a mock, so a test can set
+    ``trainer.updater.get_optimizer.return_value`` or count
+    ``trainer.updater.update_core.call_count``. ``get_all_optimizers()``
+    returns ``{}``.
+
+    Args:
+        stop_trigger: Stop trigger of the trainer.
+        iter_per_epoch: Iterations in one epoch (positive).
+        extensions: Extensions to register.
+
+    Returns:
+        The trainer.
 
     Example:
         >>> from kusari import testing
         >>> trainer = testing.get_trainer_with_mock_updater((3, 'iteration'))
         >>> trainer.run()
-        >>> trainer.updater.iteration
-        3
+        >>> trainer.updater.iteration, trainer.updater.update_core.call_count
+        (3, 3)
     """
-    trainer = training.Trainer(
-        _MockUpdater(iter_per_epoch), stop_trigger, extensions=extensions or []
-    )
-    return trainer
+    if isinstance(iter_per_epoch, bool) or not isinstance(iter_per_epoch, int):
+        raise TypeError(
+            "get_trainer_with_mock_updater: iter_per_epoch must be an int, "
+            f"got {type(iter_per_epoch).__name__}"
+        )
+    if iter_per_epoch <= 0:
+        raise ValueError(
+            "get_trainer_with_mock_updater: iter_per_epoch must be positive, "
+            f"got {iter_per_epoch}"
+        )
+    updater = mock.Mock()
+    updater.get_all_optimizers.return_value = {}
+    updater.iteration = 0
+    updater.epoch = 0
+    updater.epoch_detail = 0
+    updater.is_new_epoch = True
+    updater.previous_epoch_detail = None
+
+    def update() -> None:
+        updater.update_core()
+        updater.iteration += 1
+        updater.epoch = updater.iteration // iter_per_epoch
+        updater.epoch_detail = updater.iteration / iter_per_epoch
+        updater.is_new_epoch = (updater.iteration - 1) // iter_per_epoch != (
+            updater.epoch
+        )
+        updater.previous_epoch_detail = (updater.iteration - 1) / iter_per_epoch
+
+    updater.update = update
+    return training.Trainer(updater, stop_trigger, extensions=extensions or [])

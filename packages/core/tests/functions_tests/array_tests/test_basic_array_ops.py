@@ -109,3 +109,44 @@ def test_reshape_to_the_same_shape_wraps_the_input_itself():
     assert y.array is a and not y.requires_grad
     v = Variable(a)
     assert F.reshape(v, (2, 3)) is v
+
+
+def test_broadcast_to_the_same_shape_returns_the_input_itself():
+    a = np.zeros((2, 3), np.float32)
+    y = F.broadcast_to(a, (2, 3))
+    assert y.array is a and not y.requires_grad
+    v = Variable(a)
+    assert F.broadcast_to(v, (2, 3)) is v
+
+
+def test_broadcast_of_one_input_is_that_input():
+    v = Variable(np.zeros((2, 3), np.float32))
+    assert F.broadcast(v) is v
+    a = np.zeros(3, np.float32)
+    assert F.broadcast(a).array is a
+
+
+def test_broadcast_with_no_inputs_is_a_type_error_of_chainer_kind():
+    with pytest.raises(type_check.InvalidType, match="Broadcast"):
+        F.broadcast()
+
+
+@pytest.mark.parametrize(
+    "index,expected",
+    [
+        # A list of ints is one index array, as in NumPy.
+        ([2, 0], lambda x: x[np.array([2, 0])]),
+        ([], lambda x: x[np.array([], np.intp)]),
+        # Any other list stands for the tuple of its items (Chainer's rule).
+        ([slice(None), 1], lambda x: x[:, 1]),
+        ([[1, 0], [2, 3]], lambda x: x[[1, 0], [2, 3]]),
+    ],
+)
+def test_get_item_list_index(index, expected):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(F.get_item(x, index).array, expected(x))
+
+
+def test_get_item_two_ellipses_is_a_value_error():
+    with pytest.raises(ValueError, match="get_item: only one Ellipsis"):
+        F.get_item(np.zeros((2, 3), np.float32), (Ellipsis, 0, Ellipsis))

@@ -8,7 +8,14 @@ from kusari.utils import type_check
 
 @pytest.mark.parametrize(
     "shape,width",
-    [((3, 4), 1), ((3, 4), (1, 2)), ((2, 3, 4), ((0, 1), (2, 0), (1, 1))), ((3,), 0)],
+    [
+        ((3, 4), 1),
+        ((3, 4), (1, 2)),
+        ((2, 3, 4), ((0, 1), (2, 0), (1, 1))),
+        ((3,), 0),
+        # A 0-d array has no axis to pad; NumPy gives it back unchanged.
+        ((), 1),
+    ],
 )
 @pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
 def test_pad(shape, width, mode, float_dtype, device):

@@ -89,3 +89,17 @@ def test_int_input():
 def test_empty_input():
     with pytest.raises(ValueError, match="max"):
         F.max(np.zeros((0,), np.float32))
+
+
+@pytest.mark.parametrize("cls", [F.math.minmax.Max, F.math.minmax.Min])
+def test_selector_checks_axis_when_built(cls):
+    # Chainer-style code builds the node itself (`Max(axis)`); a bad axis is
+    # reported then, before any input is seen.
+    name = cls.name
+    with pytest.raises(TypeError, match=f"{name}: axis must be"):
+        cls([0])
+    with pytest.raises(TypeError, match=f"{name}: axis must be"):
+        cls((1, "x"))
+    with pytest.raises(ValueError, match=f"{name}: duplicate value in axis"):
+        cls((0, 0))
+    assert cls((0, -1)).axis == (0, -1)  # resolved against ndim in forward

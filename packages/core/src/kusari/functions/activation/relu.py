@@ -9,7 +9,7 @@ import numpy
 from kusari import backend
 from kusari.backends import cuda
 from kusari.function_node import FunctionNode
-from kusari.utils import type_check
+from kusari.utils import force_array, type_check
 from kusari.variable import Variable
 
 
@@ -24,7 +24,8 @@ class ReLU(FunctionNode):
         self.retain_outputs((0,))
         (x,) = inputs
         xp = backend.get_array_module(x)
-        return (xp.maximum(x, x.dtype.type(0)),)
+        # NumPy returns a scalar for a 0-d input; outputs must be arrays.
+        return (force_array(xp.maximum(x, x.dtype.type(0))),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         y = self.get_retained_outputs()[0].array
@@ -37,7 +38,7 @@ class ReLU(FunctionNode):
 def _relu_grad(y: Any, gy: Any) -> Any:
     """``gy * (y > 0)``; one fused pass on GPU instead of a mask and a multiply."""
     if isinstance(gy, numpy.ndarray):
-        return gy * (y > 0)
+        return force_array(gy * (y > 0))
     return cuda.elementwise(
         "T y, T gy", "T gx", "gx = y > (T)0 ? gy : (T)0", "kusari_relu_bwd"
     )(y, gy)
@@ -58,8 +59,8 @@ class ReLUGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         (gy,) = inputs
         if not self.from_output:
-            return (gy * self.mask,)
-        return (_relu_grad(self.mask, gy),)
+            return (force_array(gy * self.mask),)
+        return (force_array(_relu_grad(self.mask, gy)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return ReLUGrad(self.mask, self.from_output).apply(grad_outputs)

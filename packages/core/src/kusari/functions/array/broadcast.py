@@ -7,7 +7,7 @@ from typing import Any
 from kusari import backend
 from kusari.function_node import FunctionNode
 from kusari.utils import type_check
-from kusari.variable import Variable
+from kusari.variable import Variable, as_variable
 
 
 class BroadcastTo(FunctionNode):
@@ -51,8 +51,9 @@ def broadcast_to(x: Any, shape: tuple[int, ...]) -> Variable:
         (2, 3)
     """
     shape = tuple(shape)
-    if isinstance(x, Variable) and x.shape == shape:
-        return x
+    if getattr(x, "shape", None) == shape:
+        # Nothing to broadcast: the input itself, as Chainer returns it.
+        return as_variable(x)
     return BroadcastTo(shape).apply((x,))[0]
 
 
@@ -63,7 +64,15 @@ def broadcast(*args: Any) -> Any:
         A tuple of Variables, or a single Variable for one input.
     """
     if not args:
-        raise TypeError("broadcast takes at least one input")
+        # InvalidType, as Chainer's type check reports it.
+        raise type_check.InvalidType(
+            "in_types.size() > 0",
+            "0",
+            msg="\nInvalid operation is performed in: Broadcast (Forward)\n\n"
+            "Expect: at least one input\nActual: no inputs",
+        )
+    if len(args) == 1:
+        return as_variable(args[0])
     shapes = [a.shape for a in args]
     try:
         shape = backend.get_array_module(*args).broadcast_shapes(*shapes)

@@ -13,8 +13,18 @@ from kusari.variable import Variable, _array_types
 
 
 def _normalize(slices: Any) -> tuple[Any, ...]:
-    if not isinstance(slices, tuple):
+    if isinstance(slices, list) and not all(
+        isinstance(s, (int, numpy.integer)) for s in slices
+    ):
+        # Chainer's rule: a list of ints (or an empty list) is one index
+        # array; any other list is read as the tuple of its items.
+        slices = tuple(slices)
+    elif not isinstance(slices, tuple):
         slices = (slices,)
+    if sum(s is Ellipsis for s in slices) > 1:
+        raise ValueError(
+            f"get_item: only one Ellipsis is allowed in an index, got {slices!r}"
+        )
     out = []
     for s in slices:
         if isinstance(s, Variable):

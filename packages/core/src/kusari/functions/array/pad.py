@@ -67,6 +67,9 @@ class Pad(FunctionNode):
         xp = backend.get_array_module(x)
         self._in_shape = x.shape
         self._widths = _widths(self.pad_width, x.ndim)
+        if x.ndim == 0:
+            # A 0-d array has no axis to pad: NumPy returns it unchanged.
+            return (x.copy(),)
         if self.mode == "constant":
             return (xp.pad(x, self._widths, mode="constant", **self.keywords),)
         self._index = _index_map(xp, x.shape, self._widths, self.mode)
@@ -74,7 +77,7 @@ class Pad(FunctionNode):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         (gy,) = grad_outputs
-        if self.mode == "constant":
+        if self.mode == "constant" or not self._in_shape:
             from kusari.functions.array.get_item import get_item
 
             index = tuple(

@@ -14,11 +14,30 @@ from kusari.utils import force_array, type_check
 from kusari.variable import Variable
 
 
+def _is_int(a: Any) -> bool:
+    # Python ints only, like the axis handling of ``sum`` that forward uses.
+    return isinstance(a, int) and not isinstance(a, bool)
+
+
+def _check_axis(axis: Any, fname: str) -> None:
+    if axis is None or _is_int(axis):
+        return
+    if not (isinstance(axis, tuple) and all(_is_int(a) for a in axis)):
+        raise TypeError(
+            f"{fname}: axis must be None, an int or a tuple of ints, got {axis!r}"
+        )
+    if len(set(axis)) != len(axis):
+        raise ValueError(f"{fname}: duplicate value in axis {axis!r}")
+
+
 class _SelectorBase(FunctionNode):
     name = "max"
     check_type_forward = staticmethod(check_float_unary)
 
     def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
+        # Checked here, as Chainer does, so a bad axis fails at construction
+        # rather than at the first forward.
+        _check_axis(axis, self.name)
         self.axis = axis
         self.keepdims = keepdims
 

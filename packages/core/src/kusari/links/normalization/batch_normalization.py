@@ -46,7 +46,8 @@ class BatchNormalization(link.Link):
         initial_avg_var: Initializer of ``avg_var``; one by default.
 
     Attributes:
-        gamma, beta: The scale and shift parameters (None when disabled).
+        gamma, beta: The scale and shift parameters; absent (``hasattr`` is
+            False) when disabled, as in Chainer.
         avg_mean, avg_var: Running averages (persistent values).
         N: Number of batches seen in fine-tuning (persistent).
 
@@ -64,8 +65,6 @@ class BatchNormalization(link.Link):
         (4, 3)
     """
 
-    gamma: Any = None
-    beta: Any = None
     avg_mean: Any = None
     avg_var: Any = None
 
@@ -122,10 +121,10 @@ class BatchNormalization(link.Link):
         self._initial_avg_mean = None
         self.avg_var = self._init_array(self._initial_avg_var, 1, shape)
         self._initial_avg_var = None
-        if self.gamma is not None:
-            self.gamma.initialize(shape)
-        if self.beta is not None:
-            self.beta.initialize(shape)
+        for name in ("gamma", "beta"):
+            param = getattr(self, name, None)
+            if param is not None:
+                param.initialize(shape)
 
     def _init_array(self, value: Any, default: float, shape: Any) -> Any:
         init = _param_initializer(value, default, self._highprec_dtype)
@@ -140,8 +139,8 @@ class BatchNormalization(link.Link):
         yield "decay", self.decay
         yield "eps", self.eps
         yield "dtype", self._highprec_dtype
-        yield "use_gamma", self.gamma is not None
-        yield "use_beta", self.beta is not None
+        yield "use_gamma", hasattr(self, "gamma")
+        yield "use_beta", hasattr(self, "beta")
         yield "axis", self.axis
 
     def forward(self, x: Any, *, finetune: bool = False, **kwargs: Any) -> Any:
@@ -171,11 +170,11 @@ class BatchNormalization(link.Link):
             self._initialize_params(param_shape)
 
         xp = self.xp
-        gamma = self.gamma
+        gamma = getattr(self, "gamma", None)
         if gamma is None:
             with backend.using_device(self.device):
                 gamma = xp.ones(self.avg_mean.shape, dtype=self._highprec_dtype)
-        beta = self.beta
+        beta = getattr(self, "beta", None)
         if beta is None:
             with backend.using_device(self.device):
                 beta = xp.zeros(self.avg_mean.shape, dtype=self._highprec_dtype)

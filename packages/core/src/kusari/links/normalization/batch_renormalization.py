@@ -76,8 +76,8 @@ class BatchRenormalization(BatchNormalization):
                 + ", ".join(sorted(kwargs))
             )
         xp = self.xp
-        gamma = self.gamma
-        beta = self.beta
+        gamma = getattr(self, "gamma", None)
+        beta = getattr(self, "beta", None)
         with backend.using_device(self.device):
             if gamma is None:
                 gamma = xp.ones(self.avg_mean.shape, dtype=self._highprec_dtype)
