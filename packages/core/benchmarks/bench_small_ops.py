@@ -1,8 +1,10 @@
 """Per-op cost of the autograd core: a chain of small elementwise ops.
 
 A chain of 200 ops (50 x [mul by a parameter, add a parameter, tanh, scale])
-on a (10,) float32 array, forward then backward, timed per op. PyTorch CPU
-eager runs the same chain in the same process when it is importable.
+on a (10,) float32 array, timed per op: forward then backward, and forward
+alone under ``no_backprop_mode`` (``torch.no_grad``), where no graph is
+recorded. PyTorch CPU eager runs the same chains in the same process when it
+is importable.
 
 Run: ``python bench_small_ops.py [--repeat N]``.
 """
@@ -33,7 +35,7 @@ def _best_of(fn: Callable[[], None], repeat: int, inner: int) -> float:
     return best
 
 
-def kusari_step() -> Callable[[], None]:
+def kusari_step(backward: bool = True) -> Callable[[], None]:
     import kusari
     import kusari.functions as F
 
@@ -53,10 +55,16 @@ def kusari_step() -> Callable[[], None]:
         h.grad = g
         h.backward()
 
-    return step
+    def forward() -> None:
+        with kusari.no_backprop_mode():
+            h = x
+            for _ in range(N_BLOCKS):
+                h = F.tanh(h * w + b) * 0.5
+
+    return step if backward else forward
 
 
-def torch_step() -> Callable[[], None] | None:
+def torch_step(backward: bool = True) -> Callable[[], None] | None:
     try:
         import torch
     except ImportError:
@@ -75,7 +83,13 @@ def torch_step() -> Callable[[], None] | None:
             h = torch.tanh(h * w + b) * 0.5
         h.backward(g)
 
-    return step
+    def forward() -> None:
+        with torch.no_grad():
+            h = x
+            for _ in range(N_BLOCKS):
+                h = torch.tanh(h * w + b) * 0.5
+
+    return step if backward else forward
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
@@ -83,24 +97,28 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--inner", type=int, default=20)
     args = parser.parse_args(argv)
-    steps = {"kusari": kusari_step()}
-    t = torch_step()
-    if t is not None:
-        steps["torch"] = t
-    best = {name: float("inf") for name in steps}
-    for step in steps.values():
-        step()  # warm up
-    # Interleave the frameworks so that load from other processes affects
-    # both alike; keep the best of each.
-    for _ in range(args.repeat):
-        for name, step in steps.items():
-            best[name] = min(best[name], _best_of(step, 1, args.inner))
-    results = {name: sec / N_OPS * 1e6 for name, sec in best.items()}
-    print(f"small-op chain ({N_OPS} ops on (10,), forward+backward), us per op:")
-    for name, us in results.items():
-        print(f"  {name:<8} {us:7.2f}")
-    if "torch" in results:
-        print(f"  ratio kusari/torch: {results['kusari'] / results['torch']:.2f}x")
+    results: dict[str, float] = {}
+    for backward, title in ((True, "forward+backward"), (False, "no_backprop")):
+        steps = {"kusari": kusari_step(backward)}
+        t = torch_step(backward)
+        if t is not None:
+            steps["torch"] = t
+        best = {name: float("inf") for name in steps}
+        for step in steps.values():
+            step()  # warm up
+        # Interleave the frameworks so that load from other processes
+        # affects both alike; keep the best of each.
+        for _ in range(args.repeat):
+            for name, step in steps.items():
+                best[name] = min(best[name], _best_of(step, 1, args.inner))
+        us = {name: sec / N_OPS * 1e6 for name, sec in best.items()}
+        print(f"small-op chain ({N_OPS} ops on (10,), {title}), us per op:")
+        for name, v in us.items():
+            print(f"  {name:<8} {v:7.2f}")
+        if "torch" in us:
+            print(f"  ratio kusari/torch: {us['kusari'] / us['torch']:.2f}x")
+        suffix = "" if backward else "_no_backprop"
+        results.update({name + suffix: v for name, v in us.items()})
     return results
 
 

@@ -99,3 +99,31 @@ def test_lazy_grad_sum_gives_the_same_result() -> None:
     with kusari.using_config("lazy_grad_sum", True):
         F.sum(x * 3.0 + x * 5.0).backward()
     np.testing.assert_allclose(x.grad, [8.0, 8.0])
+
+
+def test_large_gradients_are_summed_over_the_threads(monkeypatch) -> None:
+    from kusari.utils import threads
+
+    x = kusari.Variable(np.random.default_rng(0).standard_normal((6, 5)))
+
+    def grads(n: int) -> np.ndarray:
+        monkeypatch.setattr(threads, "_num_threads", n)
+        x.cleargrad()
+        y = F.tanh(x)
+        # y feeds two branches (and three): its gradients are added up.
+        F.sum(F.sin(y) + F.exp(y) * 2.0 + y).backward()
+        return x.grad
+
+    one = grads(1)
+    monkeypatch.setattr(_backprop, "_BIG", 16)
+    monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
+    calls = []
+    original = threads.elementwise
+
+    def counting(*args):
+        calls.append(args[0])
+        return original(*args)
+
+    monkeypatch.setattr(threads, "elementwise", counting)
+    np.testing.assert_array_equal(grads(2), one)
+    assert np.add in calls

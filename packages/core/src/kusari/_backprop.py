@@ -36,6 +36,7 @@ import numpy
 
 from kusari import backend, configuration, function_hook
 from kusari.backends import cuda
+from kusari.utils import threads
 from kusari.variable import (
     Variable,
     VariableNode,
@@ -48,6 +49,9 @@ _FIRST = (0,)
 _SECOND = (1,)
 _BOTH = (0, 1)
 _ndarray = numpy.ndarray
+# Gradients of at least this many elements are summed over the intra-op
+# threads (a variable used twice, e.g. a residual connection's input).
+_BIG = threads.MIN_ELEMENTS
 
 
 def raise_old_style_twice(node: Any) -> None:
@@ -119,6 +123,8 @@ def _sum_grads(grads: list[Any], double: bool) -> Any:
 
 
 def _add_arrays(a: Any, b: Any) -> Any:
+    if type(a) is _ndarray and a.size >= _BIG and type(b) is _ndarray:
+        return threads.elementwise(numpy.add, a, b)
     s = a + b
     if isinstance(s, numpy.generic):
         s = numpy.asarray(s)  # NumPy turns 0-dim sums into scalars

@@ -131,6 +131,13 @@ class FunctionNode:
         Returns:
             A tuple of output Variables.
         """
+        flags = _hot
+        if flags.generation != _generation[0]:
+            flags = hot_flags()
+        # Decided before forward, which may change the configuration itself
+        # (e.g. recompute in no_backprop_mode).
+        if not flags.enable_backprop:
+            return self._apply_no_graph(inputs, flags)
         # One pass over the inputs: their arrays, whether any needs a
         # gradient, and the rank the outputs will have.
         input_vars = []
@@ -148,15 +155,9 @@ class FunctionNode:
                 if node is not None and node.rank > rank:
                     rank = node.rank
         in_data = tuple(data)
-        flags = _hot
-        if flags.generation != _generation[0]:
-            flags = hot_flags()
-        # Read before forward, which may change the configuration itself
-        # (e.g. recompute in no_backprop_mode).
-        record = requires_grad and flags.enable_backprop
         outputs = self._forward_observed(in_data, flags)
-        if not record:
-            return tuple([_new_variable(y, requires_grad) for y in outputs])
+        if not requires_grad:
+            return tuple([_new_variable(y, False) for y in outputs])
 
         # Record the graph: link the inputs' and new outputs' nodes through
         # this one, and keep what backward needs.
@@ -186,6 +187,28 @@ class FunctionNode:
             self._retained_output_data = tuple([outputs[i] for i in retain])
         return ret
 
+    def _apply_no_graph(
+        self, inputs: Iterable[Any], flags: Any
+    ) -> tuple[Variable, ...]:
+        """``apply`` with backprop off: outputs are new leaves, nothing recorded.
+
+        No input node is made, no rank computed and no retained array kept
+        (``retain_inputs`` only names indexes); the outputs require a
+        gradient when an input does, as in Chainer.
+        """
+        data = []
+        requires_grad = False
+        for x in inputs:
+            if type(x) is not Variable and not isinstance(x, Variable):
+                x = _as_input(x, self)
+            data.append(x._data)
+            if x._requires_grad:
+                requires_grad = True
+        outputs = self._forward_observed(tuple(data), flags)
+        if len(outputs) == 1:
+            return (_new_variable(outputs[0], requires_grad),)
+        return tuple([_new_variable(y, requires_grad) for y in outputs])
+
     def _forward_observed(
         self, in_data: tuple[Any, ...], flags: Any
     ) -> tuple[Any, ...]:
@@ -198,7 +221,9 @@ class FunctionNode:
                 same = (
                     type(a) is _ndarray
                     and type(b) is _ndarray
-                    and a.dtype == b.dtype
+                    # NumPy shares the dtype objects of its built-in types:
+                    # `is` spares the comparison in the common case.
+                    and (a.dtype is b.dtype or a.dtype == b.dtype)
                     and a.shape == b.shape
                 )
             if not same:

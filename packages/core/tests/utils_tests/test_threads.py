@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 
+import numpy
 import pytest
 
 from kusari.utils import threads
@@ -132,3 +133,96 @@ def test_top_level_names_are_the_pool_functions():
 
     assert kusari.set_num_threads is threads.set_num_threads
     assert kusari.get_num_threads is threads.get_num_threads
+
+
+@pytest.fixture
+def split_small(monkeypatch):
+    """Split even small work (so tests run on small arrays), counting tasks."""
+    monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
+    calls = []
+    original = threads.parallel_for
+
+    def counting(fn, n_tasks):
+        calls.append(n_tasks)
+        return original(fn, n_tasks)
+
+    monkeypatch.setattr(threads, "parallel_for", counting)
+    return calls
+
+
+def _operands(rng, shape, dtype):
+    # Nonzero, of both signs (divisors too).
+    x = rng.standard_normal(shape) * 10
+    return (x + numpy.sign(x)).astype(dtype)
+
+
+@pytest.mark.parametrize(
+    "ufunc,shapes",
+    [
+        ("add", [(7, 5), (7, 5)]),  # flat pieces
+        ("subtract", [(7, 5), (5,)]),  # broadcast: split along axis 0
+        ("multiply", [(7, 1, 5), (1, 3, 5)]),
+        ("true_divide", [(6, 4), 2.5]),
+        ("true_divide", [3, (6, 4)]),
+        ("negative", [(4, 9)]),
+    ],
+)
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64, numpy.int32])
+def test_elementwise_is_exact(ufunc, shapes, dtype, n_threads, split_small):
+    rng = numpy.random.default_rng(0)
+    args = [_operands(rng, s, dtype) if isinstance(s, tuple) else s for s in shapes]
+    fn = getattr(numpy, ufunc)
+    expect = fn(*args)
+    n_threads(3)
+    got = threads.elementwise(fn, *args)
+    assert split_small, "the work was not split"
+    assert got.dtype == expect.dtype and got.shape == expect.shape
+    numpy.testing.assert_array_equal(got, expect)
+
+
+def test_elementwise_leaves_other_operands_to_the_ufunc(n_threads, split_small):
+    n_threads(2)
+    a = numpy.arange(6.0)
+    # A list operand, a NumPy scalar: not split, still computed by the ufunc.
+    numpy.testing.assert_array_equal(
+        threads.elementwise(numpy.add, a, [1.0] * 6), a + 1
+    )
+    assert threads.elementwise(numpy.add, a, numpy.float32(1)).dtype == a.dtype
+    assert split_small == []
+
+
+@pytest.mark.parametrize(
+    "shape,axis,keepdims",
+    [
+        ((6, 5, 4), (0, 2), False),
+        ((6, 5, 4), (0, 2), True),
+        ((6, 5, 4), (1,), False),
+        ((8, 7), (0,), False),
+        ((8, 7), (1,), True),
+        ((9, 4, 3), None, False),
+        ((9, 4, 3), None, True),
+        ((50,), None, False),
+    ],
+)
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64, numpy.int16])
+def test_reduce_sum_matches_numpy(shape, axis, keepdims, dtype, n_threads, split_small):
+    x = _operands(numpy.random.default_rng(1), shape, dtype)
+    expect = x.sum(axis=axis, keepdims=keepdims)
+    n_threads(3)
+    got = threads.reduce_sum(x, axis, keepdims)
+    assert split_small, "the work was not split"
+    assert numpy.asarray(got).dtype == expect.dtype
+    assert numpy.shape(got) == numpy.shape(expect)
+    if dtype == numpy.int16:
+        numpy.testing.assert_array_equal(got, expect)
+    else:  # summed in another order: the last bits may differ
+        rtol = 1e-5 if dtype == numpy.float32 else 1e-12
+        numpy.testing.assert_allclose(got, expect, rtol=rtol)
+
+
+def test_one_thread_reduce_and_elementwise_do_not_split(n_threads, split_small):
+    n_threads(1)
+    x = numpy.ones((64, 64), numpy.float32)
+    assert threads.reduce_sum(x, None) == 4096
+    threads.elementwise(numpy.add, x, x)
+    assert split_small == []

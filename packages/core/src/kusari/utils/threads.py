@@ -1,11 +1,13 @@
 """The intra-op thread pool: large array kernels split over the CPU cores.
 
 BLAS already runs its GEMMs on several threads; the work around it (the
-im2col / col2im copies of the convolutions, pooling, the optimizers'
-element-wise updates) is plain NumPy, which releases the GIL inside its
-loops.  Such a kernel cuts its arrays into pieces (by sample, channel or
-flat range) and hands them to :func:`parallel_for`, which runs them on a
-persistent pool of worker threads plus the calling thread.
+im2col / col2im copies of the convolutions, pooling, batch normalization,
+large element-wise arithmetic and sums, the optimizers' element-wise
+updates) is plain NumPy, which releases the GIL inside its loops.  Such a
+kernel cuts its arrays into pieces (by sample, channel or flat range) and
+hands them to :func:`parallel_for`, which runs them on a persistent pool of
+worker threads plus the calling thread; :func:`elementwise` and
+:func:`reduce_sum` do so for any ufunc and for sums.
 
 Small work stays on the calling thread: a kernel asks :func:`plan` how many
 pieces to make, and the answer is one below a size threshold, so the
@@ -41,7 +43,18 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["get_num_threads", "parallel_for", "plan", "set_num_threads", "split"]
+import numpy
+
+__all__ = [
+    "MIN_ELEMENTS",
+    "elementwise",
+    "get_num_threads",
+    "parallel_for",
+    "plan",
+    "reduce_sum",
+    "set_num_threads",
+    "split",
+]
 
 ENV_VAR = "KUSARI_NUM_THREADS"
 
@@ -49,6 +62,14 @@ ENV_VAR = "KUSARI_NUM_THREADS"
 # another thread: a hand-off costs some tens of microseconds (queue, wake-up,
 # join), while one core streams about 1 byte per ns through a NumPy copy.
 MIN_BYTES_PER_THREAD = 1 << 18
+
+# Elements an element-wise operation or reduction needs before its caller
+# asks :func:`elementwise` / :func:`reduce_sum` to split it. Callers test
+# ``x.size >= MIN_ELEMENTS`` themselves, so that the small-op path pays one
+# comparison. At this size one core takes some 150-200 us on a float32
+# multiply (memory bound), several times the cost of a hand-off; below it
+# the second thread's share barely pays for its wake-up on a busy machine.
+MIN_ELEMENTS = 1 << 19
 
 
 def _cores() -> int:
@@ -302,3 +323,139 @@ def run_split(fn: Callable[[int, int], Any], n_items: int, nbytes: int) -> None:
         return
     ranges = split(n_items, pieces)
     parallel_for(lambda i: fn(*ranges[i]), len(ranges))
+
+
+def _pieces_for(n_items: int, nbytes: int) -> int:
+    return plan(nbytes, n_items) if n_items > 1 else 1
+
+
+def elementwise(fn: numpy.ufunc, *args: Any) -> Any:
+    """``fn(*args)`` for a NumPy ufunc, split over the pool when large.
+
+    Each piece computes ``fn`` on a slice of the operands into the same
+    slice of the output, so the result is bit for bit the unsplit one
+    (element-wise results do not depend on how the range is cut). The
+    output is C-ordered. Operands other than NumPy arrays and Python
+    scalars, or outputs too small to split, are computed by ``fn(*args)``
+    directly.
+
+    Args:
+        fn: A ufunc of one output, e.g. ``numpy.multiply``.
+        *args: Its operands (NumPy arrays, broadcastable, or Python scalars).
+
+    Returns:
+        The result array, as ``fn(*args)`` would give it.
+    """
+    arrays = [a for a in args if type(a) is numpy.ndarray]
+    if (
+        len(arrays) + sum(1 for a in args if type(a) in (float, int, bool)) != len(args)
+        or not arrays
+    ):
+        return fn(*args)
+    shape = (
+        arrays[0].shape
+        if len(arrays) == 1
+        else numpy.broadcast_shapes(*[a.shape for a in arrays])
+    )
+    size = 1
+    for d in shape:
+        size *= d
+    dtypes = tuple(a.dtype if type(a) is numpy.ndarray else type(a) for a in args)
+    try:
+        out_dtype = fn.resolve_dtypes((*dtypes, None))[-1]
+    except (TypeError, ValueError):  # let fn raise its own error
+        return fn(*args)
+    nbytes = size * out_dtype.itemsize + sum(a.nbytes for a in arrays)
+    flat = all(a.shape == shape and a.flags.c_contiguous for a in arrays)
+    n_items = size if flat else (shape[0] if shape else 1)
+    pieces = _pieces_for(n_items, nbytes)
+    if pieces <= 1 or out_dtype.kind not in "biuf":
+        return fn(*args)
+    out = numpy.empty(shape, out_dtype)
+    if flat:
+        ops = [a.reshape(-1) if type(a) is numpy.ndarray else a for a in args]
+        dst = out.reshape(-1)
+    else:
+        ndim = len(shape)
+        ops = list(args)
+        dst = out
+    # Which operands are cut along the split axis (the others broadcast).
+    cut = [
+        type(a) is numpy.ndarray
+        and a.ndim == (1 if flat else ndim)
+        and a.shape[0] == n_items
+        for a in ops
+    ]
+    ranges = split(n_items, pieces)
+
+    def work(i: int) -> None:
+        lo, hi = ranges[i]
+        fn(*[a[lo:hi] if c else a for a, c in zip(ops, cut)], out=dst[lo:hi])
+
+    parallel_for(work, len(ranges))
+    return out
+
+
+def reduce_sum(x: Any, axis: tuple[int, ...] | None, keepdims: bool = False) -> Any:
+    """``x.sum(axis=axis, keepdims=keepdims)``, split over the pool when large.
+
+    With a kept axis to split along (the first of length at least 2), each
+    piece reduces its own slice into its slice of the output, so each output
+    element sums the same elements; NumPy may order a narrower slice's sum
+    differently, though, so floats can differ in the last bits. A sum over
+    all axes is cut into contiguous pieces whose partial sums are added at
+    the end, which may likewise differ from NumPy's pairwise sum.
+
+    Args:
+        x: A NumPy array.
+        axis: Sorted, non-negative axes to sum over (None: all).
+        keepdims: Keep the summed axes with length one.
+
+    Returns:
+        The sum, as ``x.sum(axis=axis, keepdims=keepdims)`` gives it.
+    """
+    if type(x) is not numpy.ndarray or x.dtype.kind not in "biuf":
+        return x.sum(axis=axis, keepdims=keepdims)
+    ndim = x.ndim
+    red = tuple(range(ndim)) if axis is None else axis
+    kept = [i for i in range(ndim) if i not in red and x.shape[i] >= 2]
+    if kept:
+        k = kept[0]
+        pieces = _pieces_for(x.shape[k], 2 * x.nbytes)
+        if pieces <= 1:
+            return x.sum(axis=axis, keepdims=keepdims)
+        out = numpy.empty(
+            tuple(1 if i in red else s for i, s in enumerate(x.shape))
+            if keepdims
+            else tuple(s for i, s in enumerate(x.shape) if i not in red),
+            numpy.add.reduce(x[(slice(0, 1),) * ndim], axis=red).dtype,
+        )
+        ok = k if keepdims else k - sum(1 for a in red if a < k)
+        ranges = split(x.shape[k], pieces)
+        lead = (slice(None),) * k
+        lead_out = (slice(None),) * ok
+
+        def work(i: int) -> None:
+            lo, hi = ranges[i]
+            x[lead + (slice(lo, hi),)].sum(
+                axis=axis, keepdims=keepdims, out=out[lead_out + (slice(lo, hi),)]
+            )
+
+        parallel_for(work, len(ranges))
+        return out
+    if len(red) != ndim or not x.flags.c_contiguous:
+        return x.sum(axis=axis, keepdims=keepdims)
+    flat = x.reshape(-1)
+    pieces = _pieces_for(flat.size, x.nbytes)
+    if pieces <= 1:
+        return x.sum(axis=axis, keepdims=keepdims)
+    ranges = split(flat.size, pieces)
+    partial = numpy.empty(len(ranges), numpy.add.reduce(flat[:1]).dtype)
+
+    def part(i: int) -> None:
+        lo, hi = ranges[i]
+        partial[i] = flat[lo:hi].sum()
+
+    parallel_for(part, len(ranges))
+    total = partial.sum()
+    return total.reshape((1,) * ndim) if keepdims else total

@@ -8,16 +8,27 @@ the variable's dtype.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy
 
-from kusari import backend, function_hook, utils
-from kusari.configuration import _generation, _hot, hot_flags
+from kusari import backend, utils
+from kusari.configuration import _hot
 from kusari.function_node import FunctionNode
 from kusari.functions.array.get_item import get_item
 from kusari.functions.array.reshape import reshape
 from kusari.functions.array.transpose import transpose
+from kusari.functions.math._arith_direct import (
+    BIG,
+    array_of,
+    direct,
+    direct_binary,
+    direct_constant,
+    large,
+    needs_grad,
+    plain_result,
+)
 from kusari.functions.math.exponential import log
 from kusari.functions.math.matmul import matmul as _matmul
 from kusari.functions.math.sum import sum_to
@@ -28,6 +39,8 @@ from kusari.variable import Variable, _array_types
 
 
 _operand_types = (Variable, *_array_types)
+_ndarray = numpy.ndarray
+_BOTH_INPUTS = (0, 1)
 
 
 def _is_operand(x: Any) -> bool:
@@ -47,48 +60,6 @@ def _check_scalar(value: Any, opname: str) -> Any:
         f"{opname}: the other operand must be a Variable, an ndarray or a scalar, "
         f"got {type(value).__name__}"
     )
-
-
-def _plain() -> bool:
-    """True when arithmetic may run directly on arrays.
-
-    That is when nothing would observe the FunctionNode: no graph is being
-    recorded, no type checks, no debug checks and no function hooks. This is
-    the mode the backward pass runs in (on Variables), so first-order
-    backprop costs about what the array arithmetic costs. This is kusari's
-    one arithmetic fast path: Variable's operators are these functions.
-
-    Callers test ``_hot.plain and _plain()``: while a graph is recorded
-    (forward), the flag alone decides, without a call. A stale flag only
-    sends an operation down the FunctionNode path, which is always right.
-    """
-    h = _hot
-    if h.generation != _generation[0]:
-        h = hot_flags()
-    return h.plain and not _n_hooks[0]
-
-
-_n_hooks = function_hook._n_registered
-_var_new = object.__new__
-_ndarray = numpy.ndarray
-
-
-def _plain_result(y: Any, requires_grad: bool) -> Variable:
-    """Wrap the result of plain arithmetic (no graph) in a Variable."""
-    if type(y) is not _ndarray and not isinstance(y, _array_types):
-        y = numpy.asarray(y)  # NumPy turns 0-dim results into scalars
-    v = _var_new(Variable)
-    v._data = y
-    v._requires_grad = requires_grad
-    return v
-
-
-def _data(x: Any) -> Any:
-    return x._data if isinstance(x, Variable) else x
-
-
-def _rg(x: Any) -> bool:
-    return isinstance(x, Variable) and x._requires_grad
 
 
 def _reduce_to(gx: Variable | None, shape: tuple[int, ...]) -> Variable | None:
@@ -144,7 +115,8 @@ class Neg(FunctionNode):
         return "__neg__"
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
-        y = -x[0]
+        x0 = x[0]
+        y = -x0 if x0.size < BIG else large(numpy.negative, operator.neg, x0)
         return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, gy: Any) -> tuple[Any, ...]:
@@ -156,8 +128,14 @@ class Neg(FunctionNode):
 
 def neg(self: Any) -> Variable:
     """Elementwise negation, ``-x``."""
-    if _hot.plain and _plain():
-        return _plain_result(-_data(self), _rg(self))
+    if not _hot.enable_backprop:
+        mode = direct()
+        if mode:
+            d = array_of(self)
+            if mode == 1 or type(d) is _ndarray:
+                return plain_result(
+                    large(numpy.negative, operator.neg, d), needs_grad(self)
+                )
     return Neg().apply((self,))[0]
 
 
@@ -205,7 +183,10 @@ class Add(FunctionNode):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         a, b = x
         self._shapes = (a.shape, b.shape)
-        y = a + b
+        if a.size < BIG and b.size < BIG:
+            y = a + b
+        else:
+            y = large(numpy.add, operator.add, a, b)
         return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -247,7 +228,10 @@ class AddConstant(_ConstantOp):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        y = x0 + self.value
+        if x0.size < BIG:
+            y = x0 + self.value
+        else:
+            y = large(numpy.add, operator.add, x0, self.value)
         return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -308,13 +292,17 @@ def _add(lhs: Any, rhs: Any) -> Variable:
     if t is float or t is int:
         value = rhs
     elif t is Variable or _is_operand(rhs):
-        if _hot.plain and _plain():
-            return _plain_result(_data(lhs) + _data(rhs), _rg(lhs) or _rg(rhs))
+        if not _hot.enable_backprop:
+            y = direct_binary(numpy.add, operator.add, lhs, rhs, False)
+            if y is not None:
+                return y
         return Add().apply((lhs, rhs))[0]
     else:
         value = _check_scalar(rhs, "add")
-    if _hot.plain and _plain():
-        return _plain_result(_data(lhs) + value, _rg(lhs))
+    if not _hot.enable_backprop:
+        y = direct_constant(numpy.add, operator.add, lhs, value)
+        if y is not None:
+            return y
     return AddConstant(value).apply((lhs,))[0]
 
 
@@ -332,7 +320,10 @@ class Sub(FunctionNode):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         a, b = x
         self._shapes = (a.shape, b.shape)
-        y = a - b
+        if a.size < BIG and b.size < BIG:
+            y = a - b
+        else:
+            y = large(numpy.subtract, operator.sub, a, b)
         return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -358,7 +349,10 @@ class SubFromConstant(_ConstantOp):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        y = self.value - x0
+        if x0.size < BIG:
+            y = self.value - x0
+        else:
+            y = large(numpy.subtract, operator.sub, self.value, x0)
         return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -374,13 +368,17 @@ def sub(self: Any, rhs: Any) -> Variable:
     if t is float or t is int:
         value = rhs
     elif t is Variable or _is_operand(rhs):
-        if _hot.plain and _plain():
-            return _plain_result(_data(self) - _data(rhs), _rg(self) or _rg(rhs))
+        if not _hot.enable_backprop:
+            y = direct_binary(numpy.subtract, operator.sub, self, rhs, False)
+            if y is not None:
+                return y
         return Sub().apply((self, rhs))[0]
     else:
         value = _check_scalar(rhs, "sub")
-    if _hot.plain and _plain():
-        return _plain_result(_data(self) - value, _rg(self))
+    if not _hot.enable_backprop:
+        y = direct_constant(numpy.subtract, operator.sub, self, value)
+        if y is not None:
+            return y
     return AddConstant(-value).apply((self,))[0]
 
 
@@ -389,8 +387,10 @@ def rsub(self: Any, rhs: Any) -> Variable:
     if _is_operand(rhs):
         return Sub().apply((rhs, self))[0]
     value = _check_scalar(rhs, "rsub")
-    if _hot.plain and _plain():
-        return _plain_result((value - _data(self)), _rg(self))
+    if not _hot.enable_backprop:
+        y = direct_constant(numpy.subtract, operator.sub, self, value, True)
+        if y is not None:
+            return y
     return SubFromConstant(value).apply((self,))[0]
 
 
@@ -406,8 +406,13 @@ class Mul(FunctionNode):
     _same_operands_pass_type_check = True
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_inputs((0, 1))
-        y = x[0] * x[1]
+        # retain_inputs((0, 1)) without the call (one of the commonest ops)
+        self._input_indexes_to_retain = _BOTH_INPUTS
+        a, b = x
+        if a.size < BIG and b.size < BIG:
+            y = a * b
+        else:
+            y = large(numpy.multiply, operator.mul, a, b)
         return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -428,7 +433,12 @@ class Mul(FunctionNode):
             x0 = _retained(self, 0)
             x1 = _retained(self, 1)
         if len(indexes) == 2 and x0.shape == x1.shape == gy.shape:
-            return (gy * x1, gy * x0)
+            if gy.size < BIG:
+                return (gy * x1, gy * x0)
+            return (
+                large(numpy.multiply, operator.mul, gy, x1),
+                large(numpy.multiply, operator.mul, gy, x0),
+            )
         return tuple(
             [
                 _sum_to_array(gy * x1, x0.shape)
@@ -444,7 +454,10 @@ class MulConstant(_ConstantOp):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         x0 = x[0]
-        y = x0 * self.value
+        if x0.size < BIG:
+            y = x0 * self.value
+        else:
+            y = large(numpy.multiply, operator.mul, x0, self.value)
         return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -452,8 +465,12 @@ class MulConstant(_ConstantOp):
 
     def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         c = self.value
-        t = type(c)
-        return (grad_outputs[0] * (c if t is float or t is int else _py_scalar(c)),)
+        if type(c) is not float and type(c) is not int:
+            c = _py_scalar(c)
+        gy = grad_outputs[0]
+        if gy.size < BIG:
+            return (gy * c,)
+        return (large(numpy.multiply, operator.mul, gy, c),)
 
 
 def mul(self: Any, rhs: Any) -> Variable:
@@ -462,13 +479,17 @@ def mul(self: Any, rhs: Any) -> Variable:
     if t is float or t is int:
         value = rhs
     elif t is Variable or _is_operand(rhs):
-        if _hot.plain and _plain():
-            return _plain_result(_data(self) * _data(rhs), _rg(self) or _rg(rhs))
+        if not _hot.enable_backprop:
+            y = direct_binary(numpy.multiply, operator.mul, self, rhs, False)
+            if y is not None:
+                return y
         return Mul().apply((self, rhs))[0]
     else:
         value = _check_scalar(rhs, "mul")
-    if _hot.plain and _plain():
-        return _plain_result(_data(self) * value, _rg(self))
+    if not _hot.enable_backprop:
+        y = direct_constant(numpy.multiply, operator.mul, self, value)
+        if y is not None:
+            return y
     return MulConstant(value).apply((self,))[0]
 
 
@@ -486,7 +507,11 @@ class Div(FunctionNode):
 
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
-        y = x[0] / x[1]
+        a, b = x
+        if a.size < BIG and b.size < BIG:
+            y = a / b
+        else:
+            y = large(numpy.true_divide, operator.truediv, a, b)
         return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -520,7 +545,10 @@ class DivFromConstant(_FloatConstantOp):
     def forward(self, x: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         x0 = x[0]
-        y = self.value / x0
+        if x0.size < BIG:
+            y = self.value / x0
+        else:
+            y = large(numpy.true_divide, operator.truediv, self.value, x0)
         return (y if type(y) is _ndarray else force_array(y),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -535,8 +563,10 @@ class DivFromConstant(_FloatConstantOp):
 def div(self: Any, rhs: Any) -> Variable:
     """Elementwise true division, ``a / b``."""
     if _is_operand(rhs):
-        if _hot.plain and _plain():
-            return _plain_result(_data(self) / _data(rhs), _rg(self) or _rg(rhs))
+        if not _hot.enable_backprop:
+            y = direct_binary(numpy.true_divide, operator.truediv, self, rhs, True)
+            if y is not None:
+                return y
         return Div().apply((self, rhs))[0]
     value = _check_scalar(rhs, "div")
     return mul(self, 1.0 / value)
@@ -547,8 +577,14 @@ def rdiv(self: Any, rhs: Any) -> Variable:
     if _is_operand(rhs):
         return Div().apply((rhs, self))[0]
     value = _check_scalar(rhs, "rdiv")
-    if _hot.plain and _plain():
-        return _plain_result((value / _data(self)), _rg(self))
+    if not _hot.enable_backprop:
+        mode = direct()
+        d = array_of(self)
+        # DivFromConstant's type check: a float input.
+        if mode == 1 or (mode == 2 and type(d) is _ndarray and d.dtype.kind == "f"):
+            return plain_result(
+                large(numpy.true_divide, operator.truediv, value, d), needs_grad(self)
+            )
     return DivFromConstant(value).apply((self,))[0]
 
 

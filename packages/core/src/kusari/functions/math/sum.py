@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from kusari import utils
 from kusari.function_node import FunctionNode
-from kusari.utils import force_array, type_check
+from kusari.utils import force_array, threads, type_check
 from kusari.variable import Variable
 
 
@@ -47,8 +49,12 @@ class Sum(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         (x,) = inputs
         self._in_shape = x.shape
-        self._axis = _normalize_axis(self.axis, x.ndim, "sum")
-        return (force_array(x.sum(axis=self._axis, keepdims=self.keepdims)),)
+        self._axis = axis = _normalize_axis(self.axis, x.ndim, "sum")
+        if x.size < threads.MIN_ELEMENTS or type(x) is not numpy.ndarray:
+            return (force_array(x.sum(axis=axis, keepdims=self.keepdims)),)
+        # Large: over the intra-op threads (a sum over every axis adds
+        # per-thread partial sums, so its last bits may differ from NumPy's).
+        return (force_array(threads.reduce_sum(x, axis, self.keepdims)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to

@@ -13,6 +13,8 @@ from kusari.functions.array.broadcast import broadcast_to
 from kusari.functions.array.cast import cast
 from kusari.functions.array.reshape import reshape
 from kusari.functions.math.sum import sum as _sum
+from kusari.functions.normalization import _batch_normalization_cpu as _cpu
+from kusari.functions.normalization._batch_normalization_cpu import bcast_shape
 from kusari.utils import force_array, type_check
 from kusari.variable import Variable
 
@@ -68,11 +70,6 @@ def stat_dtype(dtype: Any, param_dtype: Any = None) -> Any:
     promoted one (a float32 ``x`` with float64 ``gamma`` in float64)."""
     cdt = numpy.dtype(numpy.float32) if dtype == numpy.float16 else numpy.dtype(dtype)
     return cdt if param_dtype is None else numpy.promote_types(cdt, param_dtype)
-
-
-def bcast_shape(x_shape: tuple[int, ...], axis: tuple[int, ...]) -> tuple[int, ...]:
-    """``x_shape`` with ones on the reduced axes."""
-    return tuple(1 if i in axis else s for i, s in enumerate(x_shape))
 
 
 def update_running(
@@ -131,17 +128,15 @@ class BatchNormalization(FunctionNode):
         bshape = bcast_shape(x.shape, axis)
         m = x.size // max(gamma.size, 1)
         cdt = stat_dtype(x.dtype, gamma.dtype)
-        xc = x.astype(cdt, copy=False)
-        mean = xc.mean(axis=axis)
-        g = gamma.astype(cdt, copy=False).reshape(bshape)
-        b = beta.astype(cdt, copy=False).reshape(bshape)
         if xp is numpy:
-            xm = xc - mean.reshape(bshape)
-            var = (xm * xm).mean(axis=axis)
-            inv_std = 1 / xp.sqrt(var + cdt.type(self.eps))
-            x_hat = xm * inv_std.reshape(bshape)
-            y = force_array(x_hat * g + b, x.dtype)
+            mean, var, inv_std, x_hat, y = _cpu.forward(
+                x, gamma, beta, axis, cdt, cdt.type(self.eps)
+            )
         else:
+            xc = x.astype(cdt, copy=False)
+            mean = xc.mean(axis=axis)
+            g = gamma.astype(cdt, copy=False).reshape(bshape)
+            b = beta.astype(cdt, copy=False).reshape(bshape)
             # Normalisation, scale and shift in one kernel; x_hat is kept for
             # the backward.
             var = xc.var(axis=axis)
@@ -193,21 +188,15 @@ class BatchNormalizationGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((1, 2))
         x, gamma, gy = inputs
-        axis, bshape = self.axis, self.bshape
+        axis = self.axis
         cdt = self.x_hat.dtype
         if not isinstance(gy, numpy.ndarray):
             return self._forward_gpu(x, gamma, gy, cdt)
-        g = gy.astype(cdt, copy=False)
-        gbeta = g.sum(axis=axis)
-        ggamma = (g * self.x_hat).sum(axis=axis)
+        gx, ggamma, gbeta = _cpu.backward(
+            gy, gamma, self.x_hat, self.inv_std, axis, self.m, x.dtype
+        )
         self.gbeta_mean = gbeta / self.m
         self.ggamma_mean = ggamma / self.m
-        scale = (gamma.astype(cdt, copy=False) * self.inv_std).reshape(bshape)
-        gx = scale * (
-            g
-            - self.x_hat * self.ggamma_mean.reshape(bshape)
-            - self.gbeta_mean.reshape(bshape)
-        )
         return (
             force_array(gx, x.dtype),
             force_array(ggamma, gamma.dtype),
@@ -371,9 +360,11 @@ class FixedBatchNormalization(FunctionNode):
         inv_std = 1 / xp.sqrt(var.astype(cdt, copy=False) + cdt.type(self.eps))
         scale = gamma.astype(cdt, copy=False) * inv_std
         shift = beta.astype(cdt, copy=False) - mean.astype(cdt, copy=False) * scale
-        y = x.astype(cdt, copy=False) * scale.reshape(bshape) + shift.reshape(bshape)
         self._axis, self._bshape = axis, bshape
-        return (force_array(y, x.dtype),)
+        if xp is not numpy:
+            y = x.astype(cdt, copy=False) * scale.reshape(bshape)
+            return (force_array(y + shift.reshape(bshape), x.dtype),)
+        return (_cpu.fixed_forward(x, scale, shift, axis, cdt),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, gamma, mean, var = self.get_retained_inputs()
