@@ -87,6 +87,16 @@ def test_backward_variable_needs_a_gradient_for_non_scalars() -> None:
         (x * 2.0).backward()
 
 
+def test_backward_from_an_integer_output_does_nothing() -> None:
+    # argmax's indexes carry no gradient: Chainer's backward is a no-op
+    # there, where a float output of the same shape is an error.
+    x = kusari.Variable(np.array([[1.0, 3.0], [4.0, 2.0]], np.float32))
+    y = F.argmax(x * 2.0, axis=1)
+    assert y.creator is not None and y.dtype.kind == "i"
+    y.backward()
+    assert x.grad is None and y.grad is None
+
+
 def test_retain_grad_keeps_intermediate_gradients() -> None:
     x = _v(1.0, 2.0)
     h = x * 2.0

@@ -499,6 +499,10 @@ def backward_variable(
     gv = var._grad_var
     if gv is None:
         data = var._data
+        if data.dtype.kind not in "fc":
+            # An integer or boolean output (argmax, a comparison) has no
+            # gradient to start from: nothing to do, as in Chainer.
+            return
         if data.size != 1:
             raise ValueError(
                 "Variable.backward: the variable has shape "
