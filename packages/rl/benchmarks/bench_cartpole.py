@@ -28,7 +28,9 @@ steps, gradient norm <= 10. PPO: 8 envs x 32 steps, 20 epochs of minibatch
 256, gamma 0.98, lambda 0.8, no entropy bonus, learning rate 1e-3 and clip
 range 0.2 decaying linearly to 0 over 100k steps, value coefficient 0.5,
 gradient norm <= 0.5, 64-64 tanh policy and value networks with SB3's
-orthogonal initialisation. A2C: SB3's defaults on 8 envs, no entropy bonus.
+orthogonal initialisation. A2C: SB3's defaults on 8 envs, no entropy bonus
+for SB3; kusari-rl's A2C differs (learning rate 1e-3 decaying linearly to 0
+over 20k steps, GAE lambda 0.9; the line below lists it).
 Steps/s count training steps over training time (evaluations excluded)."""
 
 
@@ -39,5 +41,5 @@ if __name__ == "__main__":
         _kusari.FACTORIES,
         lambda env_id: _kusari.make_env(env_id, seed=12345),
         _sb3.run,
-        notes=NOTES,
+        notes=NOTES + "\n" + _kusari.settings_note(list(TASKS)),
     )

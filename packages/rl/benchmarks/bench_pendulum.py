@@ -23,10 +23,11 @@ NOTES = """\
 Both sides use rl-baselines3-zoo's Pendulum-v1 settings and SB3's network
 sizes, actions rescaled to [-1, 1]. SAC: 256-256 ReLU networks, Adam 1e-3,
 minibatch 256, tau 0.005, learned temperature (target entropy -1), gamma
-0.99; random actions for the first 256 steps (SB3: 100, sampling minibatches
-with replacement). TD3: 400-300 networks, Adam 1e-3, minibatch 256, gamma
-0.98, N(0, 0.1) exploration noise; kusari-rl starts learning after 1000
-random steps, SB3 after rl-zoo's 10000.
+0.99, PyTorch's default layer initialisation (uniform +-1/sqrt(fan_in), as
+SB3's networks have); random actions for the first 256 steps (SB3: 100,
+sampling minibatches with replacement). TD3: 400-300 networks, Adam 1e-3,
+minibatch 256, gamma 0.98, N(0, 0.1) exploration noise; kusari-rl starts
+learning after 1000 random steps, SB3 after rl-zoo's 10000.
 Steps/s count training steps over training time (evaluations excluded)."""
 
 
@@ -37,5 +38,5 @@ if __name__ == "__main__":
         _kusari.FACTORIES,
         lambda env_id: _kusari.make_env(env_id, seed=12345),
         _sb3.run,
-        notes=NOTES,
+        notes=NOTES + "\n" + _kusari.settings_note(list(TASKS)),
     )

@@ -90,3 +90,55 @@ def test_ppo_decays_learning_rate_and_clip_range_linearly(bench):
         assert trainer.agent.clip_eps == 0.0
     finally:
         trainer.close()
+
+
+def test_a2c_learning_rate_decays_to_zero_over_its_horizon(bench):
+    # 8 envs x 5 steps per update: the rate is set before every 40 steps.
+    trainer = bench.make_a2c(0, lr=1e-3, lr_decay_steps=80, use_gae=True, lambd=0.9)
+    try:
+        assert trainer.agent.use_gae and trainer.agent.tau == 0.9
+        trainer.train(40)
+        assert trainer.agent.optimizer.lr == pytest.approx(1e-3)
+        trainer.train(40)
+        assert trainer.agent.optimizer.lr == pytest.approx(1e-3 * (1 - 40 / 80))
+        trainer.train(40)
+        assert trainer.agent.optimizer.lr == 0.0
+        # The wrapper still exposes the envs of the trainer it wraps.
+        assert len(trainer.envs) == 8
+    finally:
+        trainer.close()
+
+
+def test_dqn_options_double_and_decay(bench):
+    trainer = bench.make_dqn(0, double=True, lr_decay_steps=512)
+    try:
+        assert type(trainer.agent).__name__ == "DoubleDQN"
+        trainer.train(512)
+        # Two 256-step rollouts: the second ran at half the starting rate.
+        assert trainer.agent.optimizer.alpha == pytest.approx(2.3e-3 / 2)
+        assert trainer.env.spec.id == "CartPole-v1"
+    finally:
+        trainer.close()
+
+
+def test_sac_torch_init_is_uniform_within_one_over_sqrt_fan_in(bench):
+    trainer = bench.make_sac(0, torch_init=True)
+    try:
+        for link in (trainer.agent.policy, trainer.agent.q_func1):
+            for layer in link.links():
+                if not isinstance(layer, bench.kusari.links.Linear):
+                    continue
+                bound = 1 / np.sqrt(layer.W.shape[1])
+                for p in (layer.W.array, layer.b.array):
+                    assert np.abs(p).max() <= bound
+                    if p.size >= 16:
+                        # Spread over the range (biases too, not zeros).
+                        assert np.abs(p).max() > 0.5 * bound
+    finally:
+        trainer.close()
+
+
+def test_factories_use_the_printed_settings(bench):
+    for algo, factory in bench.FACTORIES.items():
+        assert factory.keywords == bench.SETTINGS[algo]
+        assert f"kusari-rl {algo} settings" in bench.settings_note([algo])

@@ -139,6 +139,20 @@ def test_train_dqn_gym_names_an_unsupported_space(tmp_path):
             ["--arch", "dueling", "--agent", "DoubleDQN", "--prioritized"],
         ),
         ("train_rainbow.py", []),
+        # Data-efficient Rainbow's knobs, evaluated on whole (capped) games.
+        (
+            "train_rainbow.py",
+            [
+                "--n-step",
+                "5",
+                "--update-interval",
+                "1",
+                "--eval-n-episodes",
+                "1",
+                "--max-frames",
+                "400",
+            ],
+        ),
     ],
 )
 def test_atari_examples(tmp_path, script, extra):
@@ -167,3 +181,7 @@ def test_atari_examples(tmp_path, script, extra):
     assert proc.returncode == 0, proc.stderr[-3000:]
     run = _only_run_dir(out)
     assert (run / "scores.txt").exists() and (run / "60_finish" / "model.npz").exists()
+    if "--eval-n-episodes" in extra:
+        rows = (run / "scores.txt").read_text().splitlines()[1:]
+        # One evaluation of exactly one episode (column 2 counts episodes).
+        assert rows and rows[0].split("\t")[1] == "1"

@@ -6,6 +6,14 @@ Rainbow = CategoricalDoubleDQN + a noisy distributional dueling network +
 and exits.
 
     python train_rainbow.py --env ALE/Pong-v5 --steps 10000000 --gpu 0
+
+Data-efficient Rainbow (van Hasselt et al., 2019: an update every step,
+20-step returns, learning from step 1600) for short runs on a CPU:
+
+    python train_rainbow.py --env ALE/Pong-v5 --steps 100000 \
+        --replay-start-size 1600 --update-interval 1 \
+        --target-update-interval 2000 --lr 1e-4 --n-step 20 \
+        --noisy-net-sigma 0.1 --eval-interval 10000 --eval-n-episodes 1
 """
 
 from __future__ import annotations
@@ -48,6 +56,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--target-update-interval", type=int, default=32000)
     parser.add_argument("--eval-interval", type=int, default=250000)
     parser.add_argument("--eval-n-steps", type=int, default=125000)
+    parser.add_argument(
+        "--eval-n-episodes",
+        type=int,
+        default=None,
+        help="evaluate on this many whole episodes instead of --eval-n-steps",
+    )
+    parser.add_argument("--n-step", type=int, default=3, help="n-step return length")
     parser.add_argument("--update-interval", type=int, default=4)
     parser.add_argument("--n-atoms", type=int, default=51)
     parser.add_argument("--v-max", type=float, default=10.0)
@@ -77,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
         alpha=0.5,
         beta0=0.4,
         betasteps=betasteps,
-        num_steps=3,
+        num_steps=args.n_step,
         normalize_by_max="memory",
     )
     agent = agents.CategoricalDoubleDQN(
@@ -96,12 +111,17 @@ def main(argv: list[str] | None = None) -> None:
     )
     if args.load:
         agent.load(args.load)
+    # Exactly one of the two evaluation budgets is used.
+    eval_n_steps = None if args.eval_n_episodes else args.eval_n_steps
     if args.demo:
         stats = experiments.eval_performance(
-            env=eval_env, agent=agent, n_steps=args.eval_n_steps, n_episodes=None
+            env=eval_env,
+            agent=agent,
+            n_steps=eval_n_steps,
+            n_episodes=args.eval_n_episodes,
         )
         print(
-            f"n_steps: {args.eval_n_steps} mean: {stats['mean']} "
+            f"n_steps: {eval_n_steps} mean: {stats['mean']} "
             f"median: {stats['median']} stdev: {stats['stdev']}"
         )
         return
@@ -109,8 +129,8 @@ def main(argv: list[str] | None = None) -> None:
         agent=agent,
         env=env,
         steps=args.steps,
-        eval_n_steps=args.eval_n_steps,
-        eval_n_episodes=None,
+        eval_n_steps=eval_n_steps,
+        eval_n_episodes=args.eval_n_episodes,
         eval_interval=args.eval_interval,
         outdir=outdir,
         eval_env=eval_env,

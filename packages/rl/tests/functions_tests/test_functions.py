@@ -20,6 +20,18 @@ def test_bound_by_tanh(dtype):
     check_op(lambda x: RF.bound_by_tanh(x, low, high), ref, [(5, 3)], dtype=dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_bound_by_tanh_on_the_unit_box_is_tanh(dtype):
+    low, high = -np.ones(3), np.ones(3)
+    check_op(lambda x: RF.bound_by_tanh(x, low, high), np.tanh, [(5, 3)], dtype=dtype)
+    x = kusari.Variable(np.zeros((2, 3), dtype))
+    # The shortcut: one tanh node, no scale and shift behind it.
+    assert RF.bound_by_tanh(x, low, high).creator.inputs[0] is x.node
+    # A box of width 2 that is shifted still needs the shift.
+    y = RF.bound_by_tanh(x, low + 1, high + 1)
+    np.testing.assert_allclose(y.array, np.ones((2, 3)))
+
+
 def test_bound_by_tanh_limits_and_none():
     x = np.array([[-50.0, 50.0]], np.float32)
     y = RF.bound_by_tanh(x, np.array([-2.0, 1.0]), np.array([0.0, 3.0])).array

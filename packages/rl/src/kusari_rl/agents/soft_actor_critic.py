@@ -249,9 +249,16 @@ class SoftActorCritic(ReplayActorCritic):
         assert self.temperature_optimizer is not None
         if isinstance(log_prob, kusari.Variable):
             log_prob = log_prob.array
-        alpha = self.temperature_holder()
-        loss = -alpha * float((log_prob + self.entropy_target).mean())
-        self.temperature_optimizer.update(lambda: loss)
+        # The loss is -exp(log_alpha) * c with c a constant of the batch, so
+        # its gradient is the loss itself: set it directly instead of
+        # building and backpropagating a graph for one scalar (the optimizer,
+        # its hooks and its state see the same gradient either way).
+        param = self.temperature_holder.log_temperature
+        c = float((log_prob + self.entropy_target).mean())
+        alpha = math.exp(float(param.array))
+        xp = backend.get_array_module(param.array)
+        param.grad = xp.asarray(-alpha * c, dtype=param.array.dtype)
+        self.temperature_optimizer.update()
 
     def update_policy_and_temperature(self, batch: dict[str, Any]) -> None:
         """Reparameterised policy step, then the temperature step."""
