@@ -270,3 +270,39 @@ def test_global_start_method_and_exit_without_finalize(tmp_path, method):
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[0, 1, 2, 3]"
+
+
+class _StuckPool:
+    """A pool whose terminate() never returns (CPython's rare hang)."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self._pool = [_FakeWorker(), _FakeWorker(exitcode=0)]
+
+    def terminate(self) -> None:
+        self.release.wait()
+
+    def join(self) -> None:
+        pass
+
+
+class _FakeWorker:
+    def __init__(self, exitcode=None) -> None:
+        self.exitcode = exitcode
+        self.killed = False
+
+    def kill(self) -> None:
+        self.killed = True
+
+
+def test_shutdown_of_a_stuck_pool_is_bounded_and_kills_the_workers(monkeypatch):
+    from kusari.iterators import _pooled
+
+    monkeypatch.setattr(_pooled, "SHUTDOWN_TIMEOUT", 0.2)
+    pool = _StuckPool()
+    start = time.monotonic()
+    with pytest.warns(RuntimeWarning, match="did not stop within 0.2 s"):
+        _pooled._shutdown(pool)
+    assert time.monotonic() - start < 5
+    assert [w.killed for w in pool._pool] == [True, False]  # only the live one
+    pool.release.set()  # let the daemon thread finish

@@ -6,6 +6,7 @@ import collections
 import contextlib
 import math
 import multiprocessing.pool
+import threading
 import warnings
 import weakref
 from typing import Any
@@ -17,9 +18,39 @@ class TimeoutWarning(RuntimeWarning):
     """A batch took longer than ``dataset_timeout`` seconds to load."""
 
 
+# How long finalize() waits for the pool to stop before giving up on it.
+SHUTDOWN_TIMEOUT = 10.0
+
+
 def _shutdown(pool: Any) -> None:
-    pool.terminate()
-    pool.join()
+    """Stop the pool's workers and threads, never waiting more than a bound.
+
+    ``multiprocessing.Pool.terminate`` can block for ever in a rare race
+    (seen once in a few hundred full test runs: its task-handler thread
+    waited on the task queue's lock while the pool joined it). It runs in a
+    daemon thread here; past ``SHUTDOWN_TIMEOUT`` the worker processes are
+    killed, so none outlives the iterator, and the stuck handler thread is
+    left behind (daemon threads do not keep the interpreter alive).
+    """
+    done = threading.Event()
+
+    def stop() -> None:
+        pool.terminate()
+        pool.join()
+        done.set()
+
+    threading.Thread(target=stop, name="kusari-pool-shutdown", daemon=True).start()
+    if done.wait(SHUTDOWN_TIMEOUT):
+        return
+    for worker in list(getattr(pool, "_pool", ())):
+        if hasattr(worker, "kill") and worker.exitcode is None:
+            worker.kill()
+    warnings.warn(
+        f"the worker pool did not stop within {SHUTDOWN_TIMEOUT:g} s; its "
+        "worker processes were killed",
+        RuntimeWarning,
+        stacklevel=2,
+    )
 
 
 class PooledIterator(StatefulIterator):
