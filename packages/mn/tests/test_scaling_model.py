@@ -52,7 +52,6 @@ def test_projection_is_below_ideal_and_grows_with_the_processes(model):
 
 
 def test_plot_is_written(model, tmp_path):
-    pytest.importorskip("matplotlib")
     out = tmp_path / "scaling.png"
     model.main(["--out", str(out)])
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
