@@ -308,3 +308,28 @@ def test_gpu_mean_grad_one_rank(name):
     y = comm.bcast(cupy.arange(3, dtype=cupy.float32))
     assert isinstance(y, cupy.ndarray)
     comm.finalize()
+
+
+def test_generic_evaluator_calls_converters_as_updaters_do():
+    # An old-style converter (a plain function) gets Chainer's int device,
+    # a @converter() one a Device, as through kusari's updaters.
+    comm = kusari_mn.create_communicator("naive")
+    seen = []
+
+    def old_style(batch, device):
+        seen.append(device)
+        return np.asarray(batch, np.float32)
+
+    @kusari.dataset.converter()
+    def new_style(batch, device):
+        seen.append(device)
+        return device.send(np.asarray(batch, np.float32))
+
+    for conv in (old_style, new_style):
+        it = kusari.iterators.SerialIterator([1.0, 2.0], 2, repeat=False)
+        ev = kusari_mn.GenericMultiNodeEvaluator(
+            comm, it, lambda x: float(x.sum()), device="@numpy", converter=conv
+        )
+        assert ev() == [3.0]
+    assert seen[0] == -1
+    assert isinstance(seen[1], kusari.backend.CpuDevice)

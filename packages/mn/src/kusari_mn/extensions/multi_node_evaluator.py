@@ -129,7 +129,9 @@ class GenericMultiNodeEvaluator(extension.Extension):
         return results
 
     def _run(self, batch: Any) -> Any:
-        in_arrays = self.converter(batch, self.device)
+        # As updaters do: a Converter gets a Device, an old-style function
+        # Chainer's int (-1 for the CPU).
+        in_arrays = convert.call_converter(self.converter, batch, self.device)
         with no_backprop_mode():
             if isinstance(in_arrays, tuple):
                 return self.calc_local(*in_arrays)
