@@ -7,6 +7,7 @@ import threading
 
 import numpy
 import pytest
+import threadpoolctl
 
 from kusari.utils import threads
 
@@ -14,16 +15,10 @@ from kusari.utils import threads
 @pytest.fixture
 def n_threads():
     old = threads.get_num_threads()
-    try:
-        import threadpoolctl
-
-        blas = threadpoolctl.threadpool_limits(limits=None, user_api="blas")
-    except ImportError:
-        blas = None
+    blas = threadpoolctl.threadpool_limits(limits=None, user_api="blas")
     yield threads.set_num_threads
     threads.set_num_threads(old)
-    if blas is not None:  # BLAS back to what the environment chose
-        blas.restore_original_limits()
+    blas.restore_original_limits()  # BLAS back to what the environment chose
 
 
 def test_default_is_affinity(monkeypatch):
@@ -120,7 +115,6 @@ def test_resize(n_threads):
 
 
 def test_blas_threads_follow(n_threads):
-    threadpoolctl = pytest.importorskip("threadpoolctl")
     import numpy  # noqa: F401  (loads its BLAS)
 
     n_threads(1)

@@ -192,11 +192,29 @@ def set_num_threads(n: int) -> None:
 
 
 def _set_blas_threads(n: int) -> None:
-    try:
-        import threadpoolctl
-    except ImportError:
-        return
+    import threadpoolctl  # looked up each time: libraries loaded since count
+
     threadpoolctl.threadpool_limits(limits=n, user_api="blas")
+
+
+_blas: Any = None
+
+
+def blas_controller() -> Any:
+    """threadpoolctl's controller of the BLAS libraries loaded when first
+    asked, or None when it finds none (then BLAS threads cannot be set).
+
+    Kernels that split their GEMMs over this pool hold BLAS to one thread
+    with it (``blas_controller().limit(limits=1)``): OpenBLAS called from
+    several threads while itself threaded serialises the calls, and its
+    spinning threads take the cores from the pool's.
+    """
+    global _blas
+    if _blas is None:
+        import threadpoolctl
+
+        _blas = threadpoolctl.ThreadpoolController().select(user_api="blas")
+    return _blas or None
 
 
 def _get_pool() -> _Pool:

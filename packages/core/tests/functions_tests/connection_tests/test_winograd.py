@@ -188,11 +188,9 @@ def test_agrees_with_im2col(fn, xs, ws, dtype, tile, monkeypatch):
 
 @pytest.mark.parametrize("blas_control", [True, False], ids=["tpctl", "no_tpctl"])
 def test_threads_match_one_thread(tile, forced, blas_control, monkeypatch):
-    if blas_control:
-        pytest.importorskip("threadpoolctl")
-    else:
-        # Without threadpoolctl the stages stay on the calling thread.
-        monkeypatch.setattr(_winograd, "_blas_limiter", lambda: None)
+    if not blas_control:
+        # Without control of BLAS threads the stages stay on the calling thread.
+        monkeypatch.setattr(threads, "blas_controller", lambda: None)
     rng = np.random.default_rng(4)
     arrays = [
         rng.standard_normal((3, 6, 10, 9)).astype(np.float32),

@@ -183,29 +183,10 @@ def _columns_gemm(mat: Any, src: Any) -> Any:
 _BLOCK_ELEMS = 1 << 15
 
 
-_blas_controller: Any = None
-
-
-def _blas_limiter() -> Any:
-    """threadpoolctl's controller of the loaded BLAS libraries, or None when
-    threadpoolctl is not installed (then BLAS threads cannot be changed)."""
-    global _blas_controller
-    if _blas_controller is None:
-        try:
-            import threadpoolctl
-        except ImportError:
-            _blas_controller = False
-        else:
-            _blas_controller = threadpoolctl.ThreadpoolController().select(
-                user_api="blas"
-            )
-    return _blas_controller or None
-
-
 def _split_blocks(run: Callable[[int, int], None], n: int, nbytes: int) -> None:
     """``run(start, stop)`` over ``n`` blocks, on the intra-op threads when
     worth it (and BLAS is held to one thread, see :func:`_pool_blas`)."""
-    if _blas_limiter() is None:
+    if threads.blas_controller() is None:
         run(0, n)
     else:
         threads.run_split(run, n, nbytes)
@@ -219,10 +200,10 @@ def _pool_blas() -> Iterator[None]:
     intra-op pool themselves: OpenBLAS, called from several threads while
     itself threaded, serialises the calls, and its threads (which spin for a
     while after each call) take the cores from the pool's.  Where BLAS
-    threads cannot be set (no threadpoolctl) the stages run on the calling
-    thread and BLAS threads each GEMM instead.
+    threads cannot be set (no BLAS library found) the stages run on the
+    calling thread and BLAS threads each GEMM instead.
     """
-    ctl = _blas_limiter() if threads.get_num_threads() > 1 else None
+    ctl = threads.blas_controller() if threads.get_num_threads() > 1 else None
     if ctl is None:
         yield
         return
