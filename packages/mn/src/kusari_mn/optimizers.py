@@ -11,7 +11,6 @@ import atexit
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 from mpi4py import MPI
 
 from kusari_mn.communicators._memory_utility import GradBuffer
@@ -108,14 +107,11 @@ class _MultiNodeOptimizer:
         """
         changed = self.is_changed(target)
         comm = self.communicator
-        mpi_comm = getattr(comm, "mpi_comm", None)
-        if mpi_comm is None or comm.size == 1:
+        if not isinstance(comm, MpiCommunicatorBase):
             return changed
-        flag = np.array([changed], np.int32)
-        mpi_comm.Allreduce(MPI.IN_PLACE, flag, op=MPI.MAX)
-        if not flag[0]:
+        if not comm._on_any_rank(changed):
             return False
-        signatures = mpi_comm.allgather(self.target_params)
+        signatures = comm.mpi_comm.allgather(self.target_params)
         if any(sig != signatures[0] for sig in signatures):
             object.__setattr__(self, "target_params", [])  # compare again next time
             counts = ", ".join(

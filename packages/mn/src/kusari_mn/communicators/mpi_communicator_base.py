@@ -95,7 +95,7 @@ class MpiCommunicatorBase(CommunicatorBase):
             )
         self.batched_copy = batched_copy
         self._grads = GradBuffer(self.allreduce_grad_dtype)
-        self._layout_flag = numpy.zeros(1, dtype=numpy.int32)
+        self._flag = numpy.zeros(1, dtype=numpy.int32)  # for _on_any_rank
         self._half = HalfAllreduce()
         self._owns_mpi_comm = False
 
@@ -423,17 +423,22 @@ class MpiCommunicatorBase(CommunicatorBase):
                 gradients that were still views of the buffer may then have
                 been scaled already).
         """
-        changed = self._layout_flag
-        changed[0] = grads.prepare(params)
-        changed_here = bool(changed[0])
+        changed_here = grads.prepare(params)
         if not changed_here:
             grads.load(params, scale)
-        if self.size > 1:
-            self.mpi_comm.Allreduce(MPI.IN_PLACE, changed, MPI.MAX)
-        if changed[0]:
+        if self._on_any_rank(changed_here):
             self._check_layout(grads)
         if changed_here:
             grads.load(params, scale)
+
+    def _on_any_rank(self, flag: bool) -> bool:
+        """Whether ``flag`` is true on any rank (collective: every rank calls
+        it; one 4-byte Allreduce)."""
+        buf = self._flag
+        buf[0] = flag
+        if self.size > 1:
+            self.mpi_comm.Allreduce(MPI.IN_PLACE, buf, MPI.MAX)
+        return bool(buf[0])
 
     def _check_layout(self, grads: GradBuffer) -> None:
         mine = grads.layout_signature
