@@ -278,6 +278,10 @@ class _StuckPool:
     def __init__(self) -> None:
         self.release = threading.Event()
         self._pool = [_FakeWorker(), _FakeWorker(exitcode=0)]
+        self._cache: dict = {}
+
+    def close(self) -> None:
+        pass
 
     def terminate(self) -> None:
         self.release.wait()
@@ -306,3 +310,33 @@ def test_shutdown_of_a_stuck_pool_is_bounded_and_kills_the_workers(monkeypatch):
     assert time.monotonic() - start < 5
     assert [w.killed for w in pool._pool] == [True, False]  # only the live one
     pool.release.set()  # let the daemon thread finish
+
+
+class _DrainingPool:
+    """Records when terminate comes relative to the tasks in flight."""
+
+    def __init__(self) -> None:
+        self._pool: list = []
+        self._cache = {1: "batch in flight"}
+        self.calls: list = []
+        timer = threading.Timer(0.1, self._cache.clear)
+        timer.start()
+
+    def close(self) -> None:
+        self.calls.append("close")
+
+    def terminate(self) -> None:
+        self.calls.append(("terminate", len(self._cache)))
+
+    def join(self) -> None:
+        self.calls.append("join")
+
+
+def test_shutdown_lets_batches_in_flight_finish_before_killing_workers():
+    # A worker killed while sending a result would hold the result queue's
+    # lock for ever: terminate only once nothing is in flight.
+    from kusari.iterators import _pooled
+
+    pool = _DrainingPool()
+    _pooled._shutdown(pool)
+    assert pool.calls == ["close", ("terminate", 0), "join"]

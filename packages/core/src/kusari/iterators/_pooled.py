@@ -7,6 +7,7 @@ import contextlib
 import math
 import multiprocessing.pool
 import threading
+import time
 import warnings
 import weakref
 from typing import Any
@@ -18,23 +19,31 @@ class TimeoutWarning(RuntimeWarning):
     """A batch took longer than ``dataset_timeout`` seconds to load."""
 
 
-# How long finalize() waits for the pool to stop before giving up on it.
+# How long finalize() lets the batches in flight finish before stopping the
+# workers, and how long it waits for the pool to stop before giving up on it.
+DRAIN_TIMEOUT = 2.0
 SHUTDOWN_TIMEOUT = 10.0
 
 
 def _shutdown(pool: Any) -> None:
     """Stop the pool's workers and threads, never waiting more than a bound.
 
-    ``multiprocessing.Pool.terminate`` can block for ever in a rare race
-    (seen once in a few hundred full test runs: its task-handler thread
-    waited on the task queue's lock while the pool joined it). It runs in a
-    daemon thread here; past ``SHUTDOWN_TIMEOUT`` the worker processes are
-    killed, so none outlives the iterator, and the stuck handler thread is
-    left behind (daemon threads do not keep the interpreter alive).
+    A worker killed while it sends a result holds the result queue's lock
+    for ever, and ``Pool.terminate`` then waits for its task-handler thread,
+    which needs that lock (a hang seen in full test runs, with prefetching
+    workers). So the batches in flight are let finish first (up to
+    ``DRAIN_TIMEOUT``; a hung dataset is killed after it), and the stop runs
+    in a daemon thread: past ``SHUTDOWN_TIMEOUT`` the worker processes are
+    killed and the stuck thread is left behind (daemon threads do not keep
+    the interpreter alive).
     """
     done = threading.Event()
 
     def stop() -> None:
+        pool.close()  # no new tasks; idle workers are safe to kill
+        deadline = time.monotonic() + DRAIN_TIMEOUT
+        while pool._cache and time.monotonic() < deadline:
+            time.sleep(0.002)
         pool.terminate()
         pool.join()
         done.set()
