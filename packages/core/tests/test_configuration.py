@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import threading
 
 import numpy as np
@@ -140,3 +141,21 @@ def test_show(capsys):
     kusari.config.show()
     out = capsys.readouterr().out
     assert "enable_backprop" in out and "type_check" in out
+
+
+def test_show_aligns_values_one_space_after_the_longest_key():
+    # Chainer's layout (scripts parse `print_runtime_info`-style dumps).
+    global_config = kusari.configuration.GlobalConfig()
+    local = kusari.configuration.LocalConfig(global_config)
+    global_config.x = "global x"
+    global_config.abc = 1
+    local.long_name = "local"
+    out = io.StringIO()
+    local.show(out)
+    assert out.getvalue() == "abc       1\nlong_name local\nx         global x\n"
+    out = io.StringIO()
+    global_config.show(out)
+    assert out.getvalue() == "abc 1\nx   global x\n"
+    out = io.StringIO()
+    kusari.configuration.GlobalConfig().show(out)
+    assert out.getvalue() == ""

@@ -47,8 +47,15 @@ class GlobalConfig:
     def show(self, file: Any = None) -> None:
         """Print every key and value, sorted by key."""
         file = sys.stdout if file is None else file
-        for key in sorted(self._values):
-            file.write(f"{key:<24}{self._values[key]}\n")
+        _write_table(file, {key: self._values[key] for key in self._values})
+
+
+def _write_table(file: Any, values: dict[str, Any]) -> None:
+    """One ``key value`` line per key, sorted, with the values aligned one
+    space after the longest key (Chainer's layout, which code parses)."""
+    width = max((len(key) for key in values), default=0)
+    for key in sorted(values):
+        file.write(f"{key:<{width}} {values[key]}\n")
 
 
 class LocalConfig(threading.local):
@@ -85,8 +92,7 @@ class LocalConfig(threading.local):
         keys = set(self._global._values) | {
             k for k in self.__dict__ if not k.startswith("_")
         }
-        for key in sorted(keys):
-            file.write(f"{key:<24}{getattr(self, key)}\n")
+        _write_table(file, {key: getattr(self, key) for key in keys})
 
 
 # The autograd core reads a few keys on every call. Reading them through

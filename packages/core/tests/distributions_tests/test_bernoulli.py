@@ -77,3 +77,18 @@ def test_bad_arguments():
         D.Bernoulli()
     with pytest.raises(ValueError, match="p or logit"):
         D.Bernoulli(P, logit=P)
+
+
+def test_module_level_log_prob_helper():
+    # Chainer 7's `bernoulli._bernoulli_log_prob(logit, x)`, which its
+    # tests and some user code call directly.
+    from kusari.distributions import bernoulli
+
+    logit = np.log(P / (1 - P))
+    y = bernoulli._bernoulli_log_prob(logit, X[0])
+    close(y.array, stats.bernoulli.logpmf(X[0], P))
+    check_grad(lambda lg: bernoulli._bernoulli_log_prob(lg, X[0]), logit)
+    checked = bernoulli._bernoulli_log_prob(
+        logit, np.full((2, 3), 0.5), binary_check=True
+    )
+    assert np.isneginf(checked.array).all()

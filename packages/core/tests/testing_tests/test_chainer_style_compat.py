@@ -79,6 +79,29 @@ def test_stacked_inject_backend_tests_fill_each_config_argument_in_order():
     ]
 
 
+def test_numbered_config_arguments_are_filled_too():
+    # Chainer's optimizer-hook tests stack three decorators over methods
+    # taking (backend_config0, backend_config1, backend_config2).
+    seen = []
+
+    @testing.inject_backend_tests(None, [{}])
+    @testing.inject_backend_tests(None, [{}])
+    @testing.inject_backend_tests(None, [{}])
+    class TestThree(unittest.TestCase):
+        def test_all(self, backend_config0, backend_config1, backend_config2):
+            seen.append((backend_config0, backend_config1, backend_config2))
+
+        def test_plain(self):
+            seen.append("plain")
+
+    result = _run([TestThree])
+    assert result.testsRun == 2
+    assert result.wasSuccessful(), result.failures + result.errors
+    configs = [s for s in seen if s != "plain"]
+    assert len(configs) == 1 and "plain" in seen
+    assert all(isinstance(c, testing.BackendConfig) for c in configs[0])
+
+
 def test_assert_allclose_takes_python_scalars_and_lists():
     testing.assert_allclose(2.0, np.float32(2.0))
     testing.assert_allclose([0.3, 0.3], np.array([0.3, 0.3], np.float32))

@@ -52,7 +52,26 @@ def test_stop_trigger_object_and_extensions_argument():
     assert calls == [1, 2, 3, 4]
 
 
-@pytest.mark.parametrize("bad,exc", [(0, ValueError), (2.5, TypeError)])
+@pytest.mark.parametrize(
+    "bad,exc",
+    [(0, ValueError), (-1.5, ValueError), ("2", TypeError), (True, TypeError)],
+)
 def test_iter_per_epoch_is_checked(bad, exc):
     with pytest.raises(exc, match="get_trainer_with_mock_updater: iter_per_epoch"):
         testing.get_trainer_with_mock_updater(iter_per_epoch=bad)
+
+
+@pytest.mark.parametrize("per_epoch", [2.5, 0.5])
+def test_fractional_epochs_end_between_iterations(per_epoch):
+    # Chainer's trigger tests use 2.5 ("unaligned") and 0.5 ("tiny") epochs.
+    trainer = testing.get_trainer_with_mock_updater(None, iter_per_epoch=per_epoch)
+    updater = trainer.updater
+    new_epoch = []
+    for _ in range(5):
+        updater.update()
+        new_epoch.append(updater.is_new_epoch)
+    assert updater.epoch_detail == pytest.approx(5 / per_epoch)
+    assert updater.previous_epoch_detail == pytest.approx(4 / per_epoch)
+    assert updater.epoch == 5 // per_epoch
+    expected = [(i - 1) // per_epoch != i // per_epoch for i in range(1, 6)]
+    assert new_epoch == expected

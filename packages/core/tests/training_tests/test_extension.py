@@ -77,3 +77,10 @@ def test_make_extension_hooks_are_called_by_the_trainer(tmp_path):
     with pytest.raises(ValueError):
         trainer.run(show_loop_exception_msg=False)
     assert log == [("error", "x"), "finalize"]
+
+
+def test_make_extension_rejects_removed_and_unknown_arguments():
+    with pytest.raises(ValueError, match="invoke_before_training has been removed"):
+        training.make_extension(invoke_before_training=False)
+    with pytest.raises(TypeError, match="make_extension.*foo"):
+        training.make_extension(foo=1)

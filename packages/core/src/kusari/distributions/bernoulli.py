@@ -100,3 +100,21 @@ def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Variable:
     return utils.xlogy(p.p, p._log_p - q._log_p) + utils.xlogy(
         1.0 - p.p, p._log_1mp - q._log_1mp
     )
+
+
+def _bernoulli_log_prob(logit: Any, x: Any, binary_check: bool = False) -> Variable:
+    """Log-probability of ``x`` under a Bernoulli of log-odds ``logit``.
+
+    The module-level helper Chainer 7 exposes (its tests and some user code
+    call it directly); differentiable, twice, with respect to ``logit``.
+
+    Args:
+        logit: Log-odds :math:`\\log\\{p/(1-p)\\}` (array or Variable).
+        x: Observed values (0 or 1; other values with ``binary_check`` give
+            ``-inf``).
+        binary_check: See :class:`Bernoulli`.
+
+    Returns:
+        The elementwise log-probability, in ``logit``'s dtype.
+    """
+    return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)

@@ -150,12 +150,13 @@ class BackendConfig:
 def _config_parameter(method: Callable[..., Any]) -> str | None:
     """The name of the parameter (after ``self``) that receives a config.
 
-    It is the first one, named ``backend_config`` or ``*_backend_config``:
+    It is the first one, when its name contains ``backend_config``
+    (``backend_config``, ``src_backend_config``, ``backend_config0``...):
     stacked ``inject_backend_tests`` decorators fill such parameters in
     order, the innermost decorator the first one (as in Chainer).
     """
     names = list(inspect.signature(method).parameters)[1:]
-    if names and names[0].endswith("backend_config"):
+    if names and "backend_config" in names[0]:
         return names[0]
     return None
 
@@ -195,8 +196,8 @@ def inject_backend_tests(
 
     Args:
         method_names: The methods to multiply; ``None`` for every ``test*``
-            method whose first argument after ``self`` is ``backend_config``
-            (or ends with ``_backend_config``). Stacked decorators multiply
+            method whose first argument after ``self`` has
+            ``backend_config`` in its name. Stacked decorators multiply
             again, each filling the next such argument.
         params: One dict of :class:`BackendConfig` settings per backend. GPU
             ones are marked ``gpu`` and skip without CuPy.

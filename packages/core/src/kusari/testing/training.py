@@ -10,7 +10,7 @@ from kusari import training
 
 def get_trainer_with_mock_updater(
     stop_trigger: Any = (10, "iteration"),
-    iter_per_epoch: int = 10,
+    iter_per_epoch: float = 10,
     extensions: list[Any] | None = None,
 ) -> training.Trainer:
     """A :class:`~kusari.training.Trainer` whose updater is a ``mock.Mock``.
@@ -25,7 +25,9 @@ def get_trainer_with_mock_updater(
 
     Args:
         stop_trigger: Stop trigger of the trainer.
-        iter_per_epoch: Iterations in one epoch (positive).
+        iter_per_epoch: Iterations in one epoch: a positive int or float (a
+            fractional value such as 2.5 makes epochs end between
+            iterations, as in Chainer's own trigger tests).
         extensions: Extensions to register.
 
     Returns:
@@ -38,9 +40,9 @@ def get_trainer_with_mock_updater(
         >>> trainer.updater.iteration, trainer.updater.update_core.call_count
         (3, 3)
     """
-    if isinstance(iter_per_epoch, bool) or not isinstance(iter_per_epoch, int):
+    if isinstance(iter_per_epoch, bool) or not isinstance(iter_per_epoch, (int, float)):
         raise TypeError(
-            "get_trainer_with_mock_updater: iter_per_epoch must be an int, "
+            "get_trainer_with_mock_updater: iter_per_epoch must be a number, "
             f"got {type(iter_per_epoch).__name__}"
         )
     if iter_per_epoch <= 0:

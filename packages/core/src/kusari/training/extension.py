@@ -61,6 +61,7 @@ def make_extension(
     finalizer: Callable[..., Any] | None = None,
     initializer: Callable[..., Any] | None = None,
     on_error: Callable[..., Any] | None = None,
+    **kwargs: Any,
 ) -> Callable[[Any], Any]:
     """Decorator turning a function ``f(trainer)`` into an extension.
 
@@ -79,6 +80,16 @@ def make_extension(
         >>> hello.trigger, hello.default_name, hello.priority
         ((1, 'epoch'), 'hello', 100)
     """
+    if "invoke_before_training" in kwargs:
+        # Removed in Chainer v2; Chainer 7 still names it in a ValueError.
+        raise ValueError(
+            "make_extension: invoke_before_training has been removed since "
+            "Chainer v2.0.0; use initializer= instead"
+        )
+    if kwargs:
+        raise TypeError(
+            f"make_extension() got unexpected keyword arguments {sorted(kwargs)}"
+        )
     if trigger is None:
         trigger = Extension.trigger
     if priority is None:

@@ -36,3 +36,12 @@ def test_given_bias_and_errors():
         layer(np.zeros((2, 3), np.float32))
     with pytest.raises(TypeError):
         L.Bias(shape=(3,))(np.zeros((2, 3), np.float32), np.zeros(3, np.float32))
+
+
+def test_wrong_input_count_is_also_an_assertion_error():
+    # Chainer checked the count with `assert` (debug mode); code catching
+    # AssertionError keeps working, code catching TypeError too.
+    with pytest.raises(AssertionError, match="takes two inputs, got 1"):
+        L.Bias(axis=1)(np.zeros((2, 3), np.float32))
+    with pytest.raises(AssertionError, match="takes one input, got 2"):
+        L.Bias(shape=(3,))(np.zeros((2, 3), np.float32), np.zeros(3, np.float32))

@@ -38,3 +38,11 @@ def test_given_scale_and_bias_shape():
         L.Scale(bias_term=True)
     with pytest.raises(TypeError):
         plain(np.ones(2, np.float32))
+
+
+def test_wrong_input_count_is_also_an_assertion_error():
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(AssertionError, match="Scale without a learnable W"):
+        L.Scale(axis=1)(x)
+    with pytest.raises(AssertionError, match="Scale with a learnable W"):
+        L.Scale(axis=1, W_shape=(3,))(x, np.ones(3, np.float32))

@@ -8,6 +8,8 @@ and ``computational_graph_tests/`` has that name.
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from _training_helpers import build_real_trainer, mock_trainer
 
@@ -16,6 +18,7 @@ from kusari import reporter
 from kusari.configuration import config
 from kusari.serializers import DictionarySerializer, NpzDeserializer
 from kusari.training import extensions
+from kusari.training.extensions import computational_graph
 
 
 def test_dump_graph(tmp_path):
@@ -90,3 +93,31 @@ def test_missing_key_fails_and_still_restores_the_flag(tmp_path):
     with pytest.raises(KeyError):
         trainer.run(show_loop_exception_msg=False)
     assert config.keep_graph_on_report is False
+
+
+def test_is_graphviz_available_asks_dot(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert computational_graph.is_graphviz_available() is False
+    fake = tmp_path / "dot"
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    fake.chmod(0o755)
+    assert computational_graph.is_graphviz_available() is False
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    assert computational_graph.is_graphviz_available() is True
+
+
+def test_no_image_without_graphviz(tmp_path, monkeypatch):
+    monkeypatch.setattr(computational_graph, "is_graphviz_available", lambda: False)
+    trainer = build_real_trainer(tmp_path, stop=(1, "iteration"))
+    trainer.extend(extensions.DumpGraph("main/loss", filename="g.dot"))
+    trainer.run()
+    assert sorted(p.name for p in (tmp_path / "result").glob("g.*")) == ["g.dot"]
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
+def test_png_rendered_next_to_the_dot_file_with_graphviz(tmp_path):
+    trainer = build_real_trainer(tmp_path, stop=(1, "iteration"))
+    trainer.extend(extensions.DumpGraph("main/loss", filename="g.dot"))
+    trainer.run()
+    png = (tmp_path / "result" / "g.png").read_bytes()
+    assert png.startswith(b"\x89PNG")

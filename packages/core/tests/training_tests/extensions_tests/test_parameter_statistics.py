@@ -103,3 +103,20 @@ def test_several_links_and_skip_nan_params():
     # overwrite the first's.
     assert np.isnan(float(obs["s/None/b1/data/max"]))
     assert float(obs["s/None/W1/data/max"]) == pytest.approx(float(b.W1.array.max()))
+
+
+def test_default_statistics_is_a_public_class_attribute():
+    default = extensions.ParameterStatistics.default_statistics
+    assert sorted(default) == ["max", "mean", "min", "percentile", "std", "zeros"]
+    # Passing it explicitly is the same as the 'default' string.
+    layer = TinyMLP()
+    trainer = mock_trainer(stop=(1, "iteration"))
+    ext = extensions.ParameterStatistics(
+        layer, statistics=default, report_grads=False, trigger=(1, "iteration")
+    )
+    observation = {}
+    trainer.updater.update()
+    with reporter.Reporter().scope(observation):
+        ext(trainer)
+    assert any(k.endswith("/W1/data/mean") for k in observation)
+    assert any(k.endswith("/W1/data/zeros") for k in observation)

@@ -35,3 +35,11 @@ def test_resume_keeps_the_initial_value_and_t():
     # The resumed run builds its optimizer as the first did (lr 2.0): the
     # last value, 1.0, is re-applied and the decay goes on from 2.0 at t = 3.
     assert lr_sequence(resumed, 2, lr=2.0) == pytest.approx([1.0, 0.5, 0.0])
+
+
+def test_init_argument_sets_the_start_value():
+    # Chainer's order: (attr, rate, max_count, init, target, optimizer).
+    ext = extensions.PolynomialShift("lr", 1, 4, 2.0)
+    assert lr_sequence(ext, 2, lr=0.3) == pytest.approx([2.0, 1.5, 1.0])
+    ext = extensions.PolynomialShift("lr", 1, 4, 2.0, 1.2)
+    assert lr_sequence(ext, 3, lr=0.3) == pytest.approx([2.0, 1.5, 1.2, 1.2])

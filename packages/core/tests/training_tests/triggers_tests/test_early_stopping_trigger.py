@@ -94,3 +94,13 @@ def test_resume_keeps_best_and_count():
     trainer.updater.update()
     trainer.observation = {"v": 1.0}
     assert fresh(trainer)  # the third check without improvement
+
+
+def test_patience_and_its_alias_together_are_an_error():
+    # Both by keyword and with patience given positionally.
+    with pytest.raises(TypeError, match="patience.*patients"):
+        triggers.EarlyStoppingTrigger(patience=10, patients=3)
+    with pytest.raises(TypeError, match="EarlyStoppingTrigger"):
+        triggers.EarlyStoppingTrigger((1, "epoch"), "main/loss", 10, patients=3)
+    assert triggers.EarlyStoppingTrigger((1, "epoch"), "main/loss", 10).patience == 10
+    assert triggers.EarlyStoppingTrigger().patience == 3

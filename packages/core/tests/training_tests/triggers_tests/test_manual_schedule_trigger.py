@@ -57,3 +57,42 @@ def test_resume_keeps_position_and_fires_only_later_points():
     done = triggers.ManualScheduleTrigger([2, 5], "iteration")
     done.serialize(NpzDeserializer(s.target))
     assert done.finished
+
+
+def _old_snapshot(trig, trainer):
+    """What a trigger saved before ``finished`` was serialized."""
+    s = DictionarySerializer()
+    trig.serialize(s)
+    del s.target["finished"]
+    return s.target
+
+
+def test_snapshot_without_finished_warns_and_works_it_out_at_the_next_call():
+    trainer = mock_trainer(stop=None)
+    trig = triggers.ManualScheduleTrigger([2, 5], "iteration")
+    for _ in range(6):
+        trainer.updater.update()
+        trig(trainer)
+    resumed = triggers.ManualScheduleTrigger([2, 5], "iteration")
+    with pytest.warns(UserWarning, match="finished"):
+        resumed.serialize(NpzDeserializer(_old_snapshot(trig, trainer)))
+    assert not resumed.finished
+    trainer.updater.update()
+    # Past the last point: finished although nothing fires any more.
+    assert not resumed(trainer)
+    assert resumed.finished
+
+
+def test_snapshot_without_finished_before_the_last_point_stays_unfinished():
+    trainer = mock_trainer(stop=None)
+    trig = triggers.ManualScheduleTrigger([2, 5], "iteration")
+    for _ in range(3):
+        trainer.updater.update()
+        trig(trainer)
+    resumed = triggers.ManualScheduleTrigger([2, 5], "iteration")
+    with pytest.warns(UserWarning):
+        resumed.serialize(NpzDeserializer(_old_snapshot(trig, trainer)))
+    trainer.updater.update()
+    assert not resumed(trainer) and not resumed.finished
+    trainer.updater.update()
+    assert resumed(trainer) and resumed.finished

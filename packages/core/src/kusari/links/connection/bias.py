@@ -8,6 +8,16 @@ from kusari import link, variable
 from kusari.functions.math import bias as bias_module
 
 
+class WrongInputCountError(TypeError, AssertionError):
+    """A :class:`Bias` or :class:`Scale` link called with the wrong number
+    of inputs.
+
+    A ``TypeError``, and also an ``AssertionError`` because Chainer checked
+    the count with ``assert`` in debug mode and code written for it catches
+    that.
+    """
+
+
 class Bias(link.Link):
     """Broadcasted elementwise sum with a learnable parameter.
 
@@ -42,12 +52,12 @@ class Bias(link.Link):
         """``bias(x, b)`` with ``b`` learnt (one input) or given (two)."""
         if hasattr(self, "b"):
             if len(xs) != 1:
-                raise TypeError(
+                raise WrongInputCountError(
                     f"Bias with a learnable b takes one input, got {len(xs)}"
                 )
             return bias_module.bias(xs[0], self.b, self.axis)
         if len(xs) != 2:
-            raise TypeError(
+            raise WrongInputCountError(
                 f"Bias without a learnable b takes two inputs, got {len(xs)}"
             )
         return bias_module.bias(xs[0], xs[1], self.axis)

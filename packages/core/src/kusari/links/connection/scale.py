@@ -6,7 +6,7 @@ from typing import Any
 
 from kusari import link, variable
 from kusari.functions.math import scale as scale_module
-from kusari.links.connection.bias import Bias
+from kusari.links.connection.bias import Bias, WrongInputCountError
 
 
 class Scale(link.Chain):
@@ -60,13 +60,13 @@ class Scale(link.Chain):
         """``scale(x, W)`` (one input) or ``scale(x, y)`` (two), then the bias."""
         if hasattr(self, "W"):
             if len(xs) != 1:
-                raise TypeError(
+                raise WrongInputCountError(
                     f"Scale with a learnable W takes one input, got {len(xs)}"
                 )
             z = scale_module.scale(xs[0], self.W, self.axis)
         else:
             if len(xs) != 2:
-                raise TypeError(
+                raise WrongInputCountError(
                     f"Scale without a learnable W takes two inputs, got {len(xs)}"
                 )
             z = scale_module.scale(xs[0], xs[1], self.axis)

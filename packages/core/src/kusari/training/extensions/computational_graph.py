@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from typing import Any
 
 from kusari import computational_graph
@@ -11,13 +12,34 @@ from kusari.training import extension
 from kusari.utils.atomic import atomic_write
 from kusari.variable import Variable
 
+
+def is_graphviz_available() -> bool:
+    """Whether Graphviz's ``dot`` command runs (``dot -V`` exits with 0).
+
+    When it does, :class:`DumpGraph` also renders the dumped graph as a PNG
+    next to the dot file, as Chainer does.
+    """
+    try:
+        result = subprocess.run(
+            ["dot", "-V"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return result.returncode == 0
+
+
 _var_style = {"shape": "octagon", "fillcolor": "#E0E0E0", "style": "filled"}
 _func_style = {"shape": "record", "fillcolor": "#6495ED", "style": "filled"}
 
 
 class DumpGraph(extension.Extension):
     """Dump the graph leading to ``observation[root_name]`` as a dot file at
-    the first iteration (it turns ``keep_graph_on_report`` on until then).
+    the first iteration (it turns ``keep_graph_on_report`` on until then),
+    and as a PNG of the same name when :func:`is_graphviz_available`.
 
     Args:
         root_name: Observation key of the root variable (e.g. ``'main/loss'``).
@@ -71,8 +93,17 @@ class DumpGraph(extension.Extension):
                 variable_style=self._variable_style,
                 function_style=self._function_style,
             ).dump()
-            with atomic_write(os.path.join(trainer.out, self._filename), "w") as f:
+            dot_path = os.path.join(trainer.out, self._filename)
+            with atomic_write(dot_path, "w") as f:
                 f.write(graph)
+            if is_graphviz_available():
+                image_path = os.path.splitext(dot_path)[0] + ".png"
+                subprocess.run(
+                    ["dot", "-Tpng", dot_path, "-o", image_path],
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                    timeout=300,
+                )
         finally:
             config.keep_graph_on_report = bool(self._original_flag)
             self._flag_called = True

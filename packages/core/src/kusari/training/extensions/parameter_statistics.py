@@ -49,6 +49,9 @@ class ParameterStatistics(extension.Extension):
     default_name = "parameter_statistics"
     priority = extension.PRIORITY_WRITER
     report_key_template = "{prefix}{link_name}{param_name}/{attr_name}/{function_name}"
+    #: The statistics ``statistics='default'`` selects (a public class
+    #: attribute, as in Chainer, so code can pass or extend it).
+    default_statistics: dict[str, Callable[[Any], Any]] = _default_statistics
 
     def __init__(
         self,
@@ -66,7 +69,7 @@ class ParameterStatistics(extension.Extension):
         if statistics is None:
             statistics = {}
         elif statistics == "default":
-            statistics = dict(_default_statistics)
+            statistics = self.default_statistics
         self._statistics = dict(statistics)
         self._attrs = []
         if report_params:

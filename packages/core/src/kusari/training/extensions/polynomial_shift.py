@@ -14,6 +14,7 @@ class PolynomialShift(ValueShift):
         attr: The attribute.
         rate: The exponent.
         max_count: Calls until the value reaches zero.
+        init: The initial value; the optimizer's current value by default.
         target: A limit the value stops at.
         optimizer: The optimizer; the updater's main one by default.
     """
@@ -23,10 +24,11 @@ class PolynomialShift(ValueShift):
         attr: str,
         rate: float,
         max_count: int,
+        init: float | None = None,
         target: float | None = None,
         optimizer: Any = None,
     ) -> None:
-        super().__init__(attr, None, optimizer)
+        super().__init__(attr, init, optimizer)
         self._rate = rate
         self._max_count = max_count
         self._target = target

@@ -17,7 +17,9 @@ class EarlyStoppingTrigger:
     Args:
         check_trigger: How often the monitored value is checked.
         monitor: The observation key to watch.
-        patience: Checks without improvement before stopping.
+        patience: Checks without improvement before stopping (3 when not
+            given). ``patients`` is accepted as a deprecated alias; giving
+            both raises ``TypeError``.
         mode: ``'max'``, ``'min'`` or ``'auto'`` (max for keys containing
             ``accuracy``, min otherwise).
         verbose: Print a message when stopping.
@@ -28,14 +30,22 @@ class EarlyStoppingTrigger:
         self,
         check_trigger: Any = (1, "epoch"),
         monitor: str = "main/loss",
-        patience: int = 3,
+        patience: int | None = None,
         mode: str = "auto",
         verbose: bool = False,
         max_trigger: Any = (100, "epoch"),
         **kwargs: Any,
     ) -> None:
         if "patients" in kwargs:
-            patience = kwargs.pop("patients")
+            patients = kwargs.pop("patients")
+            if patience is not None:
+                # As in Chainer: the alias and the name together are an error.
+                raise TypeError(
+                    "EarlyStoppingTrigger: both 'patience' and 'patients' "
+                    "were given; 'patients' is an alias of 'patience', "
+                    "give only 'patience'"
+                )
+            patience = patients
             warnings.warn(
                 "EarlyStoppingTrigger: 'patients' is deprecated; use 'patience'",
                 DeprecationWarning,
@@ -48,7 +58,7 @@ class EarlyStoppingTrigger:
         if mode not in ("max", "min", "auto"):
             raise ValueError(f"mode must be 'max', 'min' or 'auto', got {mode!r}")
         self.count = 0
-        self.patience = patience
+        self.patience = 3 if patience is None else patience
         self.monitor = monitor
         self.verbose = verbose
         self._max_trigger = util.get_trigger(max_trigger)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from kusari.training.triggers._position import PositionTracker, check_unit
@@ -24,19 +25,33 @@ class ManualScheduleTrigger(PositionTracker):
         self.points = list(points) if isinstance(points, (list, tuple)) else [points]
         self.unit = unit
         self.finished = False
+        # True after loading a snapshot that did not save ``finished``: the
+        # next call works it out from the updater's position.
+        self._finished_unknown = False
 
     def __call__(self, trainer: Any) -> bool:
         updater = trainer.updater
         previous, current = self.previous(updater, self.unit)
         fire = any(previous < p <= current for p in self.points)
-        if fire and current >= max(self.points):
+        past_the_end = current >= max(self.points)
+        if (fire or self._finished_unknown) and past_the_end:
             self.finished = True
+        self._finished_unknown = False
         self.record(updater)
         return fire
 
     def serialize(self, serializer: Any) -> None:
         super().serialize(serializer)
-        self.finished = serializer("finished", self.finished)
+        try:
+            self.finished = serializer("finished", self.finished)
+        except KeyError:
+            warnings.warn(
+                "ManualScheduleTrigger: the snapshot has no 'finished' flag; "
+                "it is recomputed at the next call",
+                stacklevel=2,
+            )
+            self.finished = False
+            self._finished_unknown = True
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.points}, {self.unit!r})"

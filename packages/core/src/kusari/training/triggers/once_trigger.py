@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 
@@ -29,4 +30,14 @@ class OnceTrigger:
         return fire
 
     def serialize(self, serializer: Any) -> None:
-        self._flag_first = serializer("_flag_first", self._flag_first)
+        try:
+            self._flag_first = serializer("_flag_first", self._flag_first)
+        except KeyError:
+            # A snapshot from before the flag was saved (Chainer < 5 wrote
+            # nothing): a resumed run is past its first call.
+            warnings.warn(
+                "OnceTrigger: the snapshot has no '_flag_first'; assuming the "
+                "trigger already fired before it was saved",
+                stacklevel=2,
+            )
+            self._flag_first = False
