@@ -13,7 +13,10 @@ Cases (float32):
 
 For the 3 x 3 stride-1 cases kusari runs Winograd where its rule picks it;
 the ``im2col ms`` column is kusari forced onto the im2col + GEMM path (the
-one these layers took before), timed in the same loop.
+one these layers took before), timed in the same loop.  The ``unfused ms``
+column is kusari with the fused forward (``_conv_fused``: columns, GEMM and
+bias per cache-sized block on the intra-op threads) switched off, i.e. the
+sample-major forward it replaced; the backward passes do not use it.
 
 Forward is timed without graph recording; backward is the time of
 ``backward()`` on an output whose graph was built outside the timer (input
@@ -145,20 +148,19 @@ class TorchCase:
         y.backward(self.gy)
 
 
-class ForcedDirect:
-    """Runs a kusari case with the Winograd kernels switched off."""
+class Forced:
+    """Runs a kusari case with one module attribute set (a kernel choice)."""
 
-    def __init__(self, kc: KusariCase) -> None:
-        from kusari.functions.connection import _winograd
-
-        self.kc, self.mod = kc, _winograd
+    def __init__(self, kc: KusariCase, mod: Any, attr: str, value: Any) -> None:
+        self.kc, self.mod, self.attr, self.value = kc, mod, attr, value
 
     def _forced(self, fn: Callable[..., Any], *args: Any) -> Any:
-        old, self.mod._FORCE = self.mod._FORCE, "direct"
+        old = getattr(self.mod, self.attr)
+        setattr(self.mod, self.attr, self.value)
         try:
             return fn(*args)
         finally:
-            self.mod._FORCE = old
+            setattr(self.mod, self.attr, old)
 
     def forward(self) -> None:
         self._forced(self.kc.forward)
@@ -186,6 +188,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import kusari
+    from kusari.functions.connection import _conv_fused, _winograd
 
     torch: Any
     try:
@@ -195,7 +198,7 @@ def main() -> None:
     counts = [int(v) for v in args.threads.split(",") if v] or [blas_threads()]
     header = (
         f"{'case':<10} {'pass':<8} {'thr':>3} {'kusari ms':>10} {'im2col ms':>10}"
-        f" {'torch ms':>10} {'ratio':>7}"
+        f" {'unfused ms':>10} {'torch ms':>10} {'ratio':>7}"
     )
     for nthreads in counts:
         if args.threads:
@@ -217,30 +220,34 @@ def main() -> None:
             xs, ws, stride, pad, mult = CASES[name]
             kc = KusariCase(xs, ws, stride, pad, rng)
             three = ws is not None and ws[2:] == (3, 3) and stride == 1
-            dc = ForcedDirect(kc) if three else None
+            dc = Forced(kc, _winograd, "_FORCE", "direct") if three else None
+            uc = None if ws is None else Forced(kc, _conv_fused, "ENABLED", False)
             tc = TorchCase(torch, kc) if torch is not None else None
             inner = mult
             # warm-up (first calls allocate scratch buffers, pick kernels)
-            for c in (kc, dc, tc):
+            for c in (kc, dc, uc, tc):
                 if c is not None:
                     c.forward()
                     c.backward(c.setup_backward())
             for pass_ in ("forward", "backward"):
-                best = {"k": float("inf"), "d": float("inf"), "t": float("inf")}
+                cases = (("k", kc), ("d", dc), ("u", uc), ("t", tc))
+                best = {key: float("inf") for key, _ in cases}
                 for _ in range(args.repeat):
-                    for key, c in (("k", kc), ("d", dc), ("t", tc)):
-                        if c is not None:
+                    for key, c in cases:
+                        if c is not None and (key != "u" or pass_ == "forward"):
                             best[key] = min(best[key], _best(c, pass_, inner))
                 cols = [
-                    f"{best[key] * 1e3:10.2f}" if c is not None else f"{'-':>10}"
-                    for key, c in (("d", dc), ("t", tc))
+                    f"{best[key] * 1e3:10.2f}"
+                    if best[key] < float("inf")
+                    else f"{'-':>10}"
+                    for key, c in cases[1:]
                 ]
                 ratio = (
                     f"{best['k'] / best['t']:7.2f}" if tc is not None else f"{'-':>7}"
                 )
                 print(
                     f"{name:<10} {pass_:<8} {nthreads:>3} {best['k'] * 1e3:10.2f} "
-                    f"{cols[0]} {cols[1]} {ratio}",
+                    f"{cols[0]} {cols[1]} {cols[2]} {ratio}",
                     flush=True,
                 )
 

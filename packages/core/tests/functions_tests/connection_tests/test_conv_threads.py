@@ -74,3 +74,41 @@ def test_pointwise_plain_gemm_matches_columns(groups, dtype, monkeypatch):
     for a, b in zip(gemm, cols):
         tol = 1e-2 if dtype == np.float16 else 1e-5
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_pointwise_gemm_split_by_sample(groups, monkeypatch):
+    # 1x1 convolutions on planes of 128+ pixels: one GEMM per sample, the
+    # samples split over the pool (BLAS on one thread), forward and the
+    # transposed convolution (the input gradient).
+    import kusari.functions as F
+
+    rng = np.random.default_rng(3)
+    arrays = [
+        rng.standard_normal((5, 4, 12, 12)).astype(np.float32),
+        rng.standard_normal((6, 4 // groups, 1, 1)).astype(np.float32),
+        rng.standard_normal(6).astype(np.float32),
+    ]
+
+    def fn(x, W, b):
+        return F.convolution_2d(x, W, b, groups=groups)
+
+    monkeypatch.setattr(threads, "_num_threads", 1)
+    one = _grads(fn, arrays)
+    monkeypatch.setattr(threads, "_num_threads", 3)
+    monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
+    limited = []
+
+    class Ctl:
+        def limit(self, limits):
+            import contextlib
+
+            limited.append(limits)
+            return contextlib.nullcontext()
+
+    monkeypatch.setattr(threads, "blas_controller", lambda: Ctl())
+    many = _grads(fn, arrays)
+    # forward and input gradient (the weight gradient is not this GEMM)
+    assert limited.count(1) >= 2
+    for a, b in zip(one, many):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)

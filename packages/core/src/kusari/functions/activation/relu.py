@@ -9,7 +9,7 @@ import numpy
 from kusari import backend
 from kusari.backends import cuda
 from kusari.function_node import FunctionNode
-from kusari.utils import force_array, type_check
+from kusari.utils import force_array, threads, type_check
 from kusari.variable import Variable
 
 
@@ -23,6 +23,10 @@ class ReLU(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
         (x,) = inputs
+        if type(x) is numpy.ndarray and x.size >= threads.MIN_ELEMENTS:
+            # Large maps (a convolution's output) split over the intra-op
+            # threads; a Python 0.0 keeps x's dtype.
+            return (force_array(threads.elementwise(numpy.maximum, x, 0.0)),)
         xp = backend.get_array_module(x)
         # NumPy returns a scalar for a 0-d input; outputs must be arrays.
         return (force_array(xp.maximum(x, x.dtype.type(0))),)
@@ -38,10 +42,31 @@ class ReLU(FunctionNode):
 def _relu_grad(y: Any, gy: Any) -> Any:
     """``gy * (y > 0)``; one fused pass on GPU instead of a mask and a multiply."""
     if isinstance(gy, numpy.ndarray):
+        if gy.size >= threads.MIN_ELEMENTS:
+            return _relu_grad_split(y, gy)
         return force_array(gy * (y > 0))
     return cuda.elementwise(
         "T y, T gy", "T gx", "gx = y > (T)0 ? gy : (T)0", "kusari_relu_bwd"
     )(y, gy)
+
+
+def _relu_grad_split(y: Any, gy: Any) -> Any:
+    """``gy * (y > 0)`` over flat ranges on the intra-op threads (C-ordered
+    operands of one shape; others as one expression)."""
+    if (
+        type(y) is not numpy.ndarray
+        or y.shape != gy.shape
+        or not (y.flags.c_contiguous and gy.flags.c_contiguous)
+    ):
+        return force_array(gy * (y > 0))
+    out = numpy.empty(gy.shape, dtype=gy.dtype)
+    yf, gf, of = y.reshape(-1), gy.reshape(-1), out.reshape(-1)
+
+    def work(lo: int, hi: int) -> None:
+        numpy.multiply(gf[lo:hi], yf[lo:hi] > 0, out=of[lo:hi])
+
+    threads.run_split(work, gf.size, gy.nbytes + y.nbytes + out.nbytes)
+    return out
 
 
 class ReLUGrad(FunctionNode):

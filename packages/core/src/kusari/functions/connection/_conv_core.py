@@ -11,6 +11,10 @@ Winograd kernels of ``_winograd`` instead, in all three passes: the forward,
 the transposed convolution (the input gradient) and the weight gradient;
 ``_winograd.applicable`` holds the measured rule.
 
+The other 2-d forwards on NumPy (not 1x1, not batch-innermost) with output
+planes of 256 pixels or more go through ``_conv_fused``: columns, GEMM and
+bias per cache-sized block, the blocks split over the intra-op threads.
+
 Small feature maps use a second, batch-innermost layout (``_conv_batch_inner``,
 which also holds the cost model that picks the layout per call); the scratch
 buffers, chunking and copy helpers that both layouts share are in
@@ -25,7 +29,7 @@ from typing import Any
 import numpy
 
 from kusari.functions._params import as_tuple as as_tuple  # re-exported
-from kusari.functions.connection import _conv_gpu, _winograd
+from kusari.functions.connection import _conv_fused, _conv_gpu, _winograd
 from kusari.functions.connection._conv_batch_inner import (
     _BI_ROWS_PER_MOVED_DECONV,
     _batch_inner,
@@ -51,6 +55,7 @@ from kusari.functions.connection._conv_common import (
 from kusari.functions.connection._conv_common import (
     clear_workspace as clear_workspace,  # re-exported for callers
 )
+from kusari.utils import threads
 
 # Input planes of a transposed convolution at least this large use one GEMM
 # per sample (no transposes); measured no slower and it needs less memory.
@@ -186,11 +191,13 @@ def conv_forward(
         and _is_pointwise(k, s, p, tuple(x.shape[2:]), out)
     ):
         # (G, Og, K) @ (N, G, K, L): the output is already (N, O, *out).
-        y = xp.matmul(W2, x.reshape(N, groups, K, L))
+        y = _per_sample_gemm(W2, x.reshape(N, groups, K, L))
         return _finish(y.reshape((N, O) + out), b, x.dtype)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
         y = _conv_forward_bi(x, W2, s, p, d, k, out, cdt)
         return _finish(y, b, x.dtype)
+    if _conv_fused.applicable(xp, nd, out):
+        return _conv_fused.conv_forward(x, W, b, s, p, d, groups, out, cdt)
     src, pointwise = _col_source(x, k, s, p, d, out)
     if pointwise and N == 1:
         y = xp.matmul(W2, src.reshape(groups, K, L).astype(cdt, copy=False))
@@ -206,6 +213,35 @@ def conv_forward(
             xp.matmul(W2, cols.reshape(groups, K, m * L), out=r)
             par_assign(y[i : i + m], r.reshape(groups, Og, m, L).transpose(2, 0, 1, 3))
     return _finish(y.reshape((N, O) + out), b, x.dtype)
+
+
+def _per_sample_gemm(W2: Any, x4: Any) -> Any:
+    """``W2 @ x4`` for ``W2`` (G, Og, K) and ``x4`` (N, G, K, L), one GEMM
+    per sample and group.
+
+    On NumPy with several threads the samples are split over the intra-op
+    pool, each GEMM on one BLAS thread: one hand-off per call instead of a
+    wake-up of the BLAS threads per sample, and the thin GEMMs of small
+    planes (ResNet-50's 1x1 layers at 14x14) are not cut further.
+    """
+    if not isinstance(x4, numpy.ndarray):
+        return _xp(x4).matmul(W2, x4)
+    N, G, K, L = x4.shape
+    Og = W2.shape[1]
+    dtype = numpy.result_type(W2, x4)
+    nbytes = x4.nbytes + N * G * Og * L * dtype.itemsize
+    pieces = threads.plan(nbytes, N)
+    ctl = threads.blas_controller() if pieces > 1 else None
+    if ctl is None:
+        return numpy.matmul(W2, x4)
+    y = numpy.empty((N, G, Og, L), dtype=dtype)
+
+    def run(lo: int, hi: int) -> None:
+        numpy.matmul(W2, x4[lo:hi], out=y[lo:hi])
+
+    with ctl.limit(limits=1):
+        threads.run_split(run, N, nbytes)
+    return y
 
 
 def _winograd_fits(
@@ -231,10 +267,20 @@ def _winograd_fits(
 def _finish(y: Any, b: Any, dtype: Any) -> Any:
     """Add the bias (per channel, axis 1) and cast back to ``dtype``."""
     if b is not None:
-        y += b.reshape((1, -1) + (1,) * (y.ndim - 2)).astype(y.dtype, copy=False)
+        bb = b.reshape((1, -1) + (1,) * (y.ndim - 2)).astype(y.dtype, copy=False)
+        # In place, split by sample over the intra-op threads when large.
+        par_apply(lambda part: _add_to(part, bb), [y], 2 * y.nbytes, axis=0)
     if y.dtype != dtype:
+        if isinstance(y, numpy.ndarray):
+            out = numpy.empty(y.shape, dtype=dtype)
+            par_assign(out, y)
+            return out
         y = y.astype(dtype)
     return y
+
+
+def _add_to(a: Any, b: Any) -> None:
+    a += b
 
 
 def conv_grad_weight(
@@ -374,7 +420,7 @@ def deconv_forward(
     pointwise = _is_pointwise(k, s, p, insz, out)
     if pointwise and Lin >= _POINTWISE_GEMM_L and x.dtype == cdt:
         # The adjoint of conv_forward's plain GEMM for 1x1 kernels.
-        y = xp.matmul(W2, x.reshape(N, groups, Cing, Lin))
+        y = _per_sample_gemm(W2, x.reshape(N, groups, Cing, Lin))
         return _finish(y.reshape((N, Cout) + out), b, x.dtype)
     per_sample = not pointwise and Lin >= _LARGE_L
     # Sample-major col2im adds rows of insz[-1] elements.
