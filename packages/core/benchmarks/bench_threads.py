@@ -21,11 +21,21 @@ Workloads (float32):
   with ``--quick``), momentum SGD.
 
 Every (workload, library, thread count) runs in its own subprocess, so that
-its peak resident memory (``ru_maxrss``) is its own; the ``Δ`` columns are
-the peak minus the resident size after the imports. The subprocesses of the
-two libraries and thread counts are interleaved round by round, so that
-load from other programs hits all alike; each reports its best wall-clock
-time over its repeats, and the table the best over ``--rounds``.
+its peak resident memory is its own. Both libraries are measured alike: the
+baseline is the resident size once the model, optimizer and data are built
+(before the first step); on Linux the kernel's high-water mark is then reset
+(``/proc/self/clear_refs``), so the peak (``VmHWM``) is that of the steps
+alone, warm-up included, and ``Δ`` is the peak minus the baseline: what a
+training step needs beyond its model. (Elsewhere the peak is ``ru_maxrss``,
+which may include the build.) The peak counts what glibc's allocator keeps
+of freed memory for reuse; ``--malloc-mmap-threshold BYTES`` sets
+``MALLOC_MMAP_THRESHOLD_`` in both libraries' subprocesses, so that every
+block at least that large is mapped and unmapped on its own and the peak
+comes closer to the live arrays (default: glibc's own, adaptive threshold,
+what users get). The subprocesses of the two libraries and thread counts
+are interleaved round by round, so that load from other programs hits all
+alike; each reports its best wall-clock time over its repeats, and the
+table the best over ``--rounds``.
 
 Threads: a run at ``n`` threads sets ``KUSARI_NUM_THREADS``,
 ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` to
@@ -34,7 +44,8 @@ the process may use. ``ratio`` is kusari / PyTorch (below 1: kusari is
 faster); ``1->all`` is each library's speedup from one thread to all.
 
 Run: ``python bench_threads.py [--quick] [--rounds N] [--repeat N]
-[--only lenet,vgg] [--threads 1,4]``; under ``nox -s bench`` set
+[--only lenet,vgg] [--threads 1,4] [--malloc-mmap-threshold BYTES]``;
+under ``nox -s bench`` set
 ``KUSARI_BENCH_QUICK=1`` for ``--quick``.
 """
 
@@ -91,8 +102,47 @@ REPEATS = {
 }
 
 
-def _rss_kib() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def _status_kib(key: str) -> int | None:
+    """A ``kB`` field of ``/proc/self/status`` (None where there is none)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def _maxrss_kib() -> int:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak // 1024 if sys.platform == "darwin" else peak  # bytes on macOS
+
+
+def rss_now_kib() -> int:
+    """The resident size now (the high-water mark where it is unknown)."""
+    now = _status_kib("VmRSS")
+    return _maxrss_kib() if now is None else now
+
+
+def reset_peak() -> bool:
+    """Reset the kernel's resident high-water mark to the current size.
+
+    Returns:
+        Whether it was reset (Linux: writing 5 to ``/proc/self/clear_refs``).
+    """
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def peak_kib() -> int:
+    """The resident high-water mark (since :func:`reset_peak`, where it worked)."""
+    peak = _status_kib("VmHWM")
+    return _maxrss_kib() if peak is None else peak
 
 
 def worker(lib: str, name: str, threads: int, repeat: int, quick: bool) -> None:
@@ -111,20 +161,26 @@ def worker(lib: str, name: str, threads: int, repeat: int, quick: bool) -> None:
         import _workloads_kusari as W  # type: ignore[no-redef]
 
         assert kusari is not None
-    base = _rss_kib()
     step = W.BUILDERS[name](quick)
+    # The baseline: model, optimizer and data built, no step run yet.
+    base = rss_now_kib()
+    reset_peak()
     step()  # warm-up: lazy allocation, caches, thread start
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
         step()
         best = min(best, time.perf_counter() - t0)
-    peak = _rss_kib()
+    peak = peak_kib()
     print(json.dumps({"time": best, "peak_kib": peak, "delta_kib": peak - base}))
 
 
-def _spawn(lib: str, name: str, threads: int, repeat: int, quick: bool) -> Any:
+def _spawn(
+    lib: str, name: str, threads: int, repeat: int, quick: bool, mmap_threshold: int
+) -> Any:
     env = dict(os.environ)
+    if mmap_threshold:
+        env["MALLOC_MMAP_THRESHOLD_"] = str(mmap_threshold)
     for var in (
         "KUSARI_NUM_THREADS",
         "OPENBLAS_NUM_THREADS",
@@ -188,8 +244,20 @@ def main() -> None:
     parser.add_argument(
         "--threads", default="", help="thread counts to compare (default 1,<all cores>)"
     )
+    parser.add_argument(
+        "--malloc-mmap-threshold",
+        type=int,
+        default=0,
+        metavar="BYTES",
+        help="set MALLOC_MMAP_THRESHOLD_ for both libraries (0: glibc's default)",
+    )
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.malloc_mmap_threshold < 0:
+        parser.error(
+            "--malloc-mmap-threshold: expected a byte count >= 0, got "
+            f"{args.malloc_mmap_threshold}"
+        )
     # `nox -s bench` passes no arguments: KUSARI_BENCH_QUICK=1 asks for --quick.
     args.quick = args.quick or os.environ.get("KUSARI_BENCH_QUICK") == "1"
     if args.worker:
@@ -215,7 +283,9 @@ def main() -> None:
             repeat = max(1, int(REPEATS.get(name, 5) * args.repeat))
             for n in counts if r % 2 == 0 else counts[::-1]:
                 for lib in libs if r % 2 == 0 else libs[::-1]:
-                    out = _spawn(lib, name, n, repeat, args.quick)
+                    out = _spawn(
+                        lib, name, n, repeat, args.quick, args.malloc_mmap_threshold
+                    )
                     prev = res.get((name, lib, n))
                     if (
                         prev is None
@@ -225,6 +295,8 @@ def main() -> None:
                         res[(name, lib, n)] = out
             print(f"round {r + 1}/{rounds}: {name} done", file=sys.stderr, flush=True)
     _print_table(names, counts, libs, res, rounds, args.quick)
+    if args.malloc_mmap_threshold:
+        print(f"MALLOC_MMAP_THRESHOLD_={args.malloc_mmap_threshold} in both libraries")
 
 
 def _print_table(
@@ -276,7 +348,7 @@ def _print_table(
     print(
         f"speedup {lo}->{hi}: each library's time at {lo} thread(s) over its time "
         f"at {hi} (kusari / torch); peak MiB: resident peak at {hi} thread(s), "
-        "kusari / torch, Δ: growth over the imports"
+        "kusari / torch, Δ: growth over the built model and data"
     )
 
 

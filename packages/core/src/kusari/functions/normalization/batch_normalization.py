@@ -129,7 +129,7 @@ class BatchNormalization(FunctionNode):
         m = x.size // max(gamma.size, 1)
         cdt = stat_dtype(x.dtype, gamma.dtype)
         if xp is numpy:
-            mean, var, inv_std, x_hat, y = _cpu.forward(
+            mean, var, inv_std, y = _cpu.forward(
                 x, gamma, beta, axis, cdt, cdt.type(self.eps)
             )
         else:
@@ -137,25 +137,28 @@ class BatchNormalization(FunctionNode):
             mean = xc.mean(axis=axis)
             g = gamma.astype(cdt, copy=False).reshape(bshape)
             b = beta.astype(cdt, copy=False).reshape(bshape)
-            # Normalisation, scale and shift in one kernel; x_hat is kept for
-            # the backward.
+            # Normalisation, scale and shift in one kernel.
             var = xc.var(axis=axis)
             inv_std = 1 / xp.sqrt(var + cdt.type(self.eps))
-            x_hat, y = cuda.elementwise(
+            y = cuda.elementwise(
                 "T x, C mean, C inv_std, C gamma, C beta",
-                "C x_hat, T y",
-                "x_hat = ((C)x - mean) * inv_std; y = (T)(gamma * x_hat + beta)",
-                "kusari_bn_fwd",
+                "T y",
+                "C x_hat = ((C)x - mean) * inv_std; y = (T)(gamma * x_hat + beta)",
+                "kusari_bn_fwd_y",
             )(x, mean.reshape(bshape), inv_std.reshape(bshape), g, b)
         update_running(self.running_mean, self.running_var, mean, var, self.decay, m)
         self._axis, self._bshape, self._m = axis, bshape, m
-        self.x_hat, self.inv_std = x_hat, inv_std
+        # Only the per-channel statistics are kept: the backward recomputes
+        # x_hat from the retained x, which the backward pass frees as soon as
+        # x's creator has run. (A stored x_hat would double the activations
+        # kept per layer and live as long as this node.)
+        self.mean, self.inv_std = mean, inv_std
         return (y,)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, gamma = self.get_retained_inputs()
         f = BatchNormalizationGrad(
-            self._axis, self._bshape, self._m, self.x_hat, self.inv_std
+            self._axis, self._bshape, self._m, self.mean, self.inv_std
         )
         return f.apply((x, gamma, grad_outputs[0]))
 
@@ -163,8 +166,9 @@ class BatchNormalization(FunctionNode):
 class BatchNormalizationGrad(FunctionNode):
     """``(x, gamma, gy) -> (gx, ggamma, gbeta)`` of batch normalization, fused.
 
-    With ``x_hat`` and ``inv_std`` from the forward pass and ``m`` elements per
-    channel::
+    With the per-channel ``mean`` and ``inv_std`` of the forward pass,
+    ``x_hat = (x - mean) * inv_std`` (recomputed here, in the compute dtype of
+    ``inv_std``) and ``m`` elements per channel::
 
         gbeta  = sum(gy)
         ggamma = sum(gy * x_hat)
@@ -176,24 +180,26 @@ class BatchNormalizationGrad(FunctionNode):
         axis: tuple[int, ...],
         bshape: tuple[int, ...],
         m: int,
-        x_hat: Any,
+        mean: Any,
         inv_std: Any,
     ) -> None:
         self.axis = axis
         self.bshape = bshape
         self.m = m
-        self.x_hat = x_hat
+        self.mean = mean
         self.inv_std = inv_std
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_inputs((1, 2))
+        # x for the second-order terms (x_hat); kept only when this node is
+        # recorded, i.e. in double backprop.
+        self.retain_inputs((0, 1, 2))
         x, gamma, gy = inputs
         axis = self.axis
-        cdt = self.x_hat.dtype
+        cdt = self.inv_std.dtype
         if not isinstance(gy, numpy.ndarray):
             return self._forward_gpu(x, gamma, gy, cdt)
         gx, ggamma, gbeta = _cpu.backward(
-            gy, gamma, self.x_hat, self.inv_std, axis, self.m, x.dtype
+            gy, x, gamma, self.mean, self.inv_std, axis, self.m
         )
         self.gbeta_mean = gbeta / self.m
         self.ggamma_mean = ggamma / self.m
@@ -204,29 +210,35 @@ class BatchNormalizationGrad(FunctionNode):
         )
 
     def _forward_gpu(self, x: Any, gamma: Any, gy: Any, cdt: Any) -> tuple[Any, ...]:
-        # Both reductions read gy without a temporary; gx is one more pass.
+        # Both reductions read gy (and x) without a temporary; gx is one
+        # more pass; x_hat is recomputed inside the kernels.
         axis, bshape = self.axis, self.bshape
+        mean_b = self.mean.reshape(bshape)
+        inv_b = self.inv_std.reshape(bshape)
         gbeta = gy.sum(axis=axis, dtype=cdt)
         ggamma = cuda.reduce(
-            "T gy, C x_hat",
+            "T gy, T x, C mean, C inv_std",
             "C ggamma",
-            "(C)gy * x_hat",
+            "(C)gy * (((C)x - mean) * inv_std)",
             "a + b",
             "ggamma = a",
             "0",
-            "kusari_bn_ggamma",
-        )(gy, self.x_hat, axis=axis)
+            "kusari_bn_ggamma_x",
+        )(gy, x, mean_b, inv_b, axis=axis)
         self.gbeta_mean = gbeta / self.m
         self.ggamma_mean = ggamma / self.m
         scale = gamma.astype(cdt, copy=False) * self.inv_std
         gx = cuda.elementwise(
-            "T gy, C x_hat, C scale, C ggamma_mean, C gbeta_mean",
+            "T gy, T x, C mean, C inv_std, C scale, C ggamma_mean, C gbeta_mean",
             "T gx",
+            "C x_hat = ((C)x - mean) * inv_std; "
             "gx = (T)(scale * ((C)gy - x_hat * ggamma_mean - gbeta_mean))",
-            "kusari_bn_bwd",
+            "kusari_bn_bwd_x",
         )(
             gy,
-            self.x_hat,
+            x,
+            mean_b,
+            inv_b,
             scale.reshape(bshape),
             self.ggamma_mean.reshape(bshape),
             self.gbeta_mean.reshape(bshape),
@@ -246,7 +258,7 @@ class BatchNormalizationGrad(FunctionNode):
         #              c = -gamma inv (E[ggx x_hat] gy + a ggx) + gggamma gy
         # x_hat and inv_std enter as arrays, so a third derivative would miss
         # their dependence on x.
-        gamma, gy = self.get_retained_inputs()
+        x_var, gamma, gy = self.get_retained_inputs()
         ggx, gggamma, ggbeta = grad_outputs
         axis, bshape, m = self.axis, self.bshape, self.m
         dt = gy.dtype
@@ -255,7 +267,7 @@ class BatchNormalizationGrad(FunctionNode):
         gamma = as_dtype(gamma, dt)
         gggamma = as_dtype(gggamma, dt)
         ggbeta = as_dtype(ggbeta, dt)
-        xh = self.x_hat.astype(dt, copy=False)
+        xh = self._x_hat(x_var.array).astype(dt, copy=False)
         inv = self.inv_std.astype(dt, copy=False)
         inv_b = inv.reshape(bshape)
         a_b = self.ggamma_mean.astype(dt, copy=False).reshape(bshape)
@@ -284,6 +296,14 @@ class BatchNormalizationGrad(FunctionNode):
         if g_gy is not None and g_gy.shape != gy.shape:
             g_gy = broadcast_to(g_gy, gy.shape)
         return g_x, as_dtype(g_gamma, g_dtype), g_gy
+
+    def _x_hat(self, x: Any) -> Any:
+        """``(x - mean) * inv_std`` in the compute dtype, as the forward had it."""
+        cdt = self.inv_std.dtype
+        if isinstance(x, numpy.ndarray):
+            return _cpu.x_hat_piece(x, self.mean, self.inv_std, cdt, self.bshape)
+        xc = x.astype(cdt, copy=False)
+        return (xc - self.mean.reshape(self.bshape)) * self.inv_std.reshape(self.bshape)
 
 
 def batch_normalization(

@@ -80,7 +80,8 @@ class BatchRenormalization(FunctionNode):
             )
         self.r, self.d = r, d
         self._axis, self._bshape, self._m = axis, bshape, m
-        self.x_hat, self.inv_std = x_hat, inv_std
+        # Statistics only: the backward recomputes x_hat from the retained x.
+        self.mean, self.inv_std = mean, inv_std
         return (force_array(y, x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
@@ -89,7 +90,7 @@ class BatchRenormalization(FunctionNode):
         d = self.d.astype(gamma.dtype, copy=False)
         # Batch normalization's gradient with gamma * r as the scale.
         f = BatchNormalizationGrad(
-            self._axis, self._bshape, self._m, self.x_hat, self.inv_std
+            self._axis, self._bshape, self._m, self.mean, self.inv_std
         )
         gx, g_xhat, gbeta = f.apply((x, gamma * r, grad_outputs[0]))
         return gx, g_xhat * r + gbeta * d, gbeta

@@ -1,0 +1,112 @@
+"""bench_threads.py measures both libraries' peak memory alike: from the
+resident size after the build, with the kernel's high-water mark reset, and
+passes an allocator setting to both libraries' subprocesses."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_threads.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("_bench_threads_under_test", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_peak_reset_measures_only_what_follows(bench):
+    if not sys.platform.startswith("linux") or not bench.reset_peak():
+        pytest.skip("the resident high-water mark can only be reset on Linux")
+    mib = 1024
+    big = np.ones(96 << 20, np.uint8)  # touched: resident
+    high = bench.peak_kib()
+    del big
+    assert bench.reset_peak()
+    base = bench.rss_now_kib()
+    after_reset = bench.peak_kib()
+    # The reset drops the earlier 96 MiB (freed, unmapped) from the peak.
+    assert after_reset < high - 64 * mib
+    assert after_reset - base < 16 * mib
+    small = np.ones(48 << 20, np.uint8)
+    grown = bench.peak_kib() - base
+    assert 40 * mib <= grown < 64 * mib, grown
+    del small
+
+
+def test_peak_without_proc_falls_back_to_maxrss(bench, monkeypatch):
+    monkeypatch.setattr(bench, "_status_kib", lambda key: None)
+    assert bench.peak_kib() == bench._maxrss_kib() > 0
+    assert bench.rss_now_kib() == bench._maxrss_kib()
+
+
+def test_spawn_sets_the_mmap_threshold_for_either_library(bench, monkeypatch):
+    seen = []
+
+    def fake_run(cmd, env, capture_output, text):
+        seen.append((cmd[3], env.get("MALLOC_MMAP_THRESHOLD_")))
+        out = json.dumps({"time": 1.0, "peak_kib": 2, "delta_kib": 1})
+        return SimpleNamespace(returncode=0, stdout=out + "\n", stderr="")
+
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    for lib in ("kusari", "torch"):
+        assert bench._spawn(lib, "vgg", 1, 1, False, 1 << 20)["delta_kib"] == 1
+        bench._spawn(lib, "vgg", 1, 1, False, 0)
+    assert seen == [
+        ("kusari", str(1 << 20)),
+        ("kusari", None),
+        ("torch", str(1 << 20)),
+        ("torch", None),
+    ]
+
+
+def test_negative_mmap_threshold_is_refused(bench, monkeypatch, capsys):
+    monkeypatch.setattr(
+        sys, "argv", ["bench_threads.py", "--malloc-mmap-threshold", "-1"]
+    )
+    with pytest.raises(SystemExit):
+        bench.main()
+    err = capsys.readouterr().err
+    assert "--malloc-mmap-threshold" in err and "-1" in err
+
+
+def test_worker_baseline_is_after_the_build(bench, monkeypatch, capsys):
+    # The model and data (64 MiB, kept) are not part of the step's growth;
+    # the step's own 32 MiB (transient) is.
+    if not sys.platform.startswith("linux") or not bench.reset_peak():
+        pytest.skip("the resident high-water mark can only be reset on Linux")
+    from kusari.utils import threads
+
+    kept = []
+
+    def build(quick):
+        kept.append(np.ones(64 << 20, np.uint8))
+
+        def step():
+            np.ones(32 << 20, np.uint8).sum()
+
+        return step
+
+    fake = ModuleType("_workloads_kusari")
+    fake.BUILDERS = {"fake": build}  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "_workloads_kusari", fake)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    n = threads.get_num_threads()
+    try:
+        bench.worker("kusari", "fake", 1, 2, False)
+    finally:
+        threads.set_num_threads(n)
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert 28 << 10 <= out["delta_kib"] < 56 << 10, out
+    assert kept
