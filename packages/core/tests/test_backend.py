@@ -68,6 +68,14 @@ class TestWithoutCuPy:
         assert cuda.to_cpu(a) is a
         assert cuda.to_cpu(None) is None
         assert cuda.to_cpu([a, None])[0] is a
+        assert cuda.to_cpu(kusari.Variable(a)) is a
+
+    def test_to_cpu_rejects_other_objects(self):
+        class HasArray:  # like a mock: an ``array`` attribute, not a Variable
+            array = np.zeros(1)
+
+        with pytest.raises(TypeError, match="to_cpu: expected a NumPy or CuPy"):
+            cuda.to_cpu(HasArray())
 
     def test_gpu_requests_say_cupy_is_missing(self):
         for call in (

@@ -47,3 +47,18 @@ def test_kl():
     p, q = D.Laplace(LOC, SCALE), D.Laplace(LOC[::-1], SCALE[::-1])
     check_kl_monte_carlo(p, q)
     check_grad(lambda m, s: kl_divergence(D.Laplace(m, s), q), LOC, SCALE)
+
+
+def test_standard_cdf_and_icdf_helpers():
+    from kusari import gradient_check
+    from kusari.distributions.laplace import _laplace_cdf, _laplace_icdf
+
+    z = rng.normal(size=(2, 3))
+    close(_laplace_cdf(z), stats.laplace.cdf(z))
+    p = rng.uniform(0.02, 0.98, (2, 3))
+    close(_laplace_icdf(p), stats.laplace.ppf(p))
+    close(_laplace_cdf(_laplace_icdf(p)), p)
+    gy = rng.normal(size=(2, 3))
+    gradient_check.check_backward(_laplace_cdf, z, gy, atol=1e-4, rtol=1e-4)
+    gradient_check.check_backward(_laplace_icdf, p, gy, atol=1e-4, rtol=1e-4)
+    assert _laplace_cdf(z.astype(np.float32)).dtype == np.float32

@@ -92,3 +92,41 @@ def test_bad_arguments():
         D.MultivariateNormal(LOC)
     with pytest.raises(ValueError, match="shape"):
         D.MultivariateNormal(LOC, scale_tril=L[:, :2])
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_triangular_inv_reads_one_triangle(lower):
+    from kusari import gradient_check
+    from kusari.distributions.multivariate_normal import _triangular_inv
+
+    tri = np.tril(rng.uniform(-1, 1, (3, 3))) + 2 * np.eye(3)
+    if not lower:
+        tri = tri.T
+    # junk in the other triangle changes neither the inverse nor the gradient
+    junk = tri + (
+        np.triu(np.ones((3, 3)), 1) if lower else np.tril(np.ones((3, 3)), -1)
+    )
+    y = _triangular_inv(junk, lower=lower)
+    np.testing.assert_allclose(y.array, np.linalg.inv(tri), rtol=1e-10)
+    x = kusari.Variable(junk)
+    z = _triangular_inv(x, lower=lower)
+    z.grad = np.ones_like(z.array)
+    z.backward()
+    other = (
+        np.triu(np.ones((3, 3), bool), 1)
+        if lower
+        else np.tril(np.ones((3, 3), bool), -1)
+    )
+    assert not x.grad[other].any() and x.grad[~other].any()
+    gy, ggx = rng.normal(size=(2, 3, 3))
+    gradient_check.check_double_backward(
+        lambda a: _triangular_inv(a, lower=lower), tri, gy, ggx, atol=1e-4, rtol=1e-4
+    )
+    assert _triangular_inv(np.zeros((0, 0), np.float32)).shape == (0, 0)
+
+
+def test_triangular_inv_needs_a_square_matrix():
+    from kusari.distributions.multivariate_normal import _triangular_inv
+
+    with pytest.raises(ValueError, match="square 2-D matrix, got shape"):
+        _triangular_inv(np.zeros((2, 3)))

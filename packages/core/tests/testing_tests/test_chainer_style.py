@@ -300,9 +300,28 @@ def test_helpers():
 
     with testing.patch("kusari.functions.relu", return_value=7) as relu:
         assert F.relu(np.zeros(1)) == 7
-        with pytest.raises(TypeError):  # autospec: the real signature is kept
-            F.relu(1, 2, 3, 4)
     relu.assert_called_once()
+
+
+def test_patch_wraps_the_real_object():
+    # Chainer's testing.patch: calls go through to the patched object and
+    # are counted (a test can check that a function was used, not replace it).
+    with testing.patch("kusari.functions.relu") as relu:
+        y = F.relu(np.array([-1.0, 2.0]))
+        np.testing.assert_array_equal(y.array, [0.0, 2.0])
+        with pytest.raises(TypeError):  # the real function rejects this call
+            F.relu(1, 2, 3, 4)
+    assert relu.call_count == 2
+    calls = []
+
+    def spy(x):
+        calls.append(x)
+        return F.identity(x)
+
+    with testing.patch("kusari.functions.relu", wraps=spy):
+        F.relu(np.array([-1.0]))
+    assert len(calls) == 1
+    assert F.relu is not relu  # restored
 
 
 def test_save_and_load_npz_and_hdf5():

@@ -91,7 +91,9 @@ def test_invalid_type_pickles():
 
 def test_same_types_and_prod_and_eval():
     assert type_check.same_types(np.zeros(1), np.zeros(2))
-    assert type_check.prod([2, 3]) == 6
+    assert type_check.eval(type_check.prod([2, 3])) == 6
+    with type_check.light_mode:
+        assert type_check.prod([2, 3]) == 6
     assert type_check.eval(type_check.Constant(4)) == 4
     assert kusari.type_check is type_check
 
@@ -106,3 +108,57 @@ def test_symbolic_prod_and_no_iteration():
         type_check.expect(p == 5)
     with pytest.raises(TypeError, match="cannot be iterated"):
         list(t[0].shape)
+
+
+def test_prod_of_a_plain_list_is_symbolic():
+    p = type_check.prod([])
+    assert str(p) == "prod([])" and type_check.eval(p) == 1
+    assert isinstance(type_check.prod([2, 3]), type_check.Expr)
+
+
+def test_priorities_bind_like_python():
+    x, y = type_check.Variable(1, "x"), type_check.Variable(2, "y")
+    # higher binds tighter: | ^ & << + * unary ** atom
+    chain = [x | y, x ^ y, x & y, x << y, x + y, x * y, -x, x**y, x]
+    prios = [e.priority for e in chain]
+    assert prios == sorted(prios) and len(set(prios)) == len(prios)
+    assert (x == y).priority < (x | y).priority
+    assert str(x - (y - x)) == "x - (y - x)" and str(x - y - x) == "x - y - x"
+    assert str((x**y) ** x) == "(x ** y) ** x" and str(x ** (y**x)) == "x ** y ** x"
+    assert str(-(x**y)) == "-x ** y" and str((-x) ** y) == "(-x) ** y"
+    assert str(-(x + y)) == "-(x + y)"
+
+
+def test_operator_classes_take_chainers_arguments():
+    x, y = type_check.Variable(1, "x"), type_check.Variable(1, "y")
+    op = type_check.BinaryOperator(8, x, y, "+", lambda a, b: (a, b))
+    assert str(op) == "x + (y)" and op.eval() == (1, 1)
+    assert str(type_check.UnaryOperator(9, x, "-", lambda a: -a)) == "-(x)"
+    bad = type_check.BoolBinaryOperator(x, 2, "==", "!=", lambda a, b: a == b)
+    with pytest.raises(type_check.InvalidType, match="Actual: 1 != 2"):
+        bad.expect()
+
+
+def test_printing_of_keys_attributes_calls_and_lists():
+    d = type_check.Variable({"a": 1}, "d")
+    assert str(d["a"]) == "d['a']" and type_check.eval(d["a"]) == 1
+    v = type_check.Variable([1, 2, 3], "v")
+    assert str(v[1:2, ...]) == "v[1:2, ...]"
+    assert str(type_check.GetAttr(v, 3)) == "getattr(v, 3)"
+    assert str(type_check.GetAttr(v, type_check.Constant("real"))) == "v.real"
+    f = type_check.Variable(sum, "sum")
+    assert str(f([1, "a"])) == "sum([1, 'a'])"
+    assert type_check._repr((type_check.Constant(0),)) == "(0,)"
+
+
+def test_lists_of_expressions_are_evaluated_item_by_item():
+    zero = type_check.Constant(0)
+    assert type_check.eval(type_check.Constant([0]) == [zero])
+    assert type_check.eval(type_check.Constant(((0,),)) == ((zero,),))
+    t = _types(np.zeros((2, 3), np.float32))
+    type_check.expect(t[0].shape == (2, t[0].shape[1]))
+
+
+def test_get_types_needs_a_sequence():
+    with pytest.raises(AssertionError, match="must be a tuple of arrays, got int"):
+        type_check.get_types(1, "in_types", False)

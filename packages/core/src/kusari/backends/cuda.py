@@ -201,9 +201,13 @@ def to_cpu(array: Any, stream: Any = None) -> Any:
         return numpy.asarray(array)
     if available and isinstance(array, ndarray):
         return array.get(stream)
-    data = getattr(array, "array", None)  # a Variable
-    if data is not None:
-        return to_cpu(data, stream)
+    # Imported here: kusari.variable imports this module. Only a Variable is
+    # unwrapped; any other object with an ``array`` attribute (a mock) is an
+    # error, not something to recurse into.
+    from kusari.variable import Variable
+
+    if isinstance(array, Variable):
+        return to_cpu(array.array, stream)
     raise TypeError(
         f"to_cpu: expected a NumPy or CuPy array, got {type(array).__name__}"
     )

@@ -11,6 +11,18 @@ from kusari.distributions import utils
 from kusari.variable import Variable
 
 
+def _laplace_cdf(x: Any) -> Variable:
+    """CDF of the standard Laplace distribution (``loc=0``, ``scale=1``)."""
+    x = utils.as_data(x, None)
+    return 0.5 - 0.5 * F.sign(x) * F.expm1(-F.absolute(x))
+
+
+def _laplace_icdf(p: Any) -> Variable:
+    """Inverse CDF of the standard Laplace distribution."""
+    h = utils.as_data(p, None) - 0.5
+    return -F.sign(h) * F.log1p(-2.0 * F.absolute(h))
+
+
 class Laplace(distribution.Distribution):
     """Laplace distribution with density :math:`e^{-|x-\\mu|/b}/(2b)`.
 
@@ -48,13 +60,10 @@ class Laplace(distribution.Distribution):
         return -math.log(2.0) - F.log(self.scale) - F.absolute(self._z(x))
 
     def cdf(self, x: Any) -> Variable:
-        z = self._z(x)
-        return 0.5 - 0.5 * F.sign(z) * F.expm1(-F.absolute(z))
+        return _laplace_cdf(self._z(x))
 
     def icdf(self, x: Any) -> Variable:
-        x = utils.as_data(x, self.loc.dtype)
-        h = x - 0.5
-        return self.loc - self.scale * F.sign(h) * F.log1p(-2.0 * F.absolute(h))
+        return self.loc + self.scale * _laplace_icdf(utils.as_data(x, self.loc.dtype))
 
     @property
     def entropy(self) -> Variable:

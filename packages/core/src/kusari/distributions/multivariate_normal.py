@@ -19,6 +19,26 @@ def _tril_inv(L: Variable) -> Variable:
     return F.reshape(F.batch_inv(F.reshape(L, (-1, d, d))), shape)
 
 
+def _triangular_inv(x: Any, lower: bool = True) -> Variable:
+    """Inverse of one triangular matrix, reading only its ``lower`` triangle.
+
+    The other triangle is masked out before inverting, so it has no effect on
+    the result and gets a zero gradient, as when the matrix is solved as a
+    triangular system (Chainer's ``_triangular_inv``, kept for its tests).
+    """
+    x = utils.as_data(x, None)
+    if x.ndim != 2 or x.shape[0] != x.shape[1]:
+        raise ValueError(
+            f"_triangular_inv: expected a square 2-D matrix, got shape {tuple(x.shape)}"
+        )
+    xp = x.xp
+    n = x.shape[0]
+    mask = xp.tril(xp.ones((n, n), dtype=bool))
+    if not lower:
+        mask = mask.T
+    return F.inv(F.where(mask, x, xp.zeros_like(x.array)))
+
+
 def _matvec(A: Variable, v: Variable) -> Variable:
     """``A @ v`` over the last axes with broadcasting of the batch axes."""
     return F.sum(A * F.expand_dims(v, -2), axis=-1)

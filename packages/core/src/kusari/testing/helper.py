@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
+import pkgutil
 import re
 import unittest.mock
 from collections.abc import Iterator
@@ -81,9 +82,32 @@ def assert_warns(expected: type[Warning]) -> Iterator[None]:
 
 
 def patch(target: str, *args: Any, **kwargs: Any) -> Any:
-    """``unittest.mock.patch`` with ``autospec=True`` unless told otherwise, so
-    a mock rejects calls that the real object would reject."""
-    kwargs.setdefault("autospec", True)
+    """``unittest.mock.patch`` whose mock wraps the real object.
+
+    Calls go through to the object named by ``target`` (or to ``wraps=`` when
+    given) and are recorded, so a test can count the calls of a function that
+    still does its work; ``return_value=`` or ``side_effect=`` replace the
+    call as with any mock.
+
+    Args:
+        target: Dotted name of the object to replace, e.g.
+            ``'kusari.functions.relu'``.
+        *args: Passed to :func:`unittest.mock.patch`.
+        **kwargs: Passed to :func:`unittest.mock.patch`; ``wraps`` defaults to
+            the object ``target`` names.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari.functions as F
+        >>> from kusari import testing
+        >>> with testing.patch('kusari.functions.relu') as relu:
+        ...     F.relu(np.array([-1.0, 2.0])).array
+        array([0., 2.])
+        >>> relu.call_count
+        1
+    """
+    if "wraps" not in kwargs:
+        kwargs["wraps"] = pkgutil.resolve_name(target)
     return unittest.mock.patch(target, *args, **kwargs)
 
 

@@ -78,6 +78,12 @@ def get_types(
     data: Any, name: str, accept_none: bool, shapes: Any = None
 ) -> TypeInfoTuple:
     """Build the symbolic types of ``data`` for a full-mode check."""
+    if not isinstance(data, (tuple, list)):
+        # AssertionError, as Chainer's ``assert isinstance(data, tuple)``.
+        raise AssertionError(
+            f"type_check.get_types: data must be a tuple of arrays, "
+            f"got {type(data).__name__}"
+        )
     info = TypeInfoTuple(
         _make_variable(x, f"{name}[{i}]", accept_none) for i, x in enumerate(data)
     )
@@ -102,7 +108,13 @@ def make_variable(value: Any, name: str) -> Variable:
 
 
 class Expr:
-    """A symbolic expression; operators build larger expressions."""
+    """A symbolic expression; operators build larger expressions.
+
+    ``priority`` orders the operators as Python does, a higher value binding
+    tighter (Chainer's numbering): comparisons -1, ``|`` 0, ``^`` 1, ``&`` 2,
+    shifts 3, ``+ -`` 4, ``* / // %`` 5, unary ``- + ~`` 6, ``**`` 7 and
+    atoms (names, attributes, items, calls) 8.
+    """
 
     def __init__(self, priority: int) -> None:
         self.priority = priority
@@ -138,11 +150,15 @@ class Expr:
     __hash__ = None  # type: ignore[assignment]
 
 
-def _wrap(value: Any) -> Any:
-    return value if isinstance(value, Expr) else Constant(value)
-
-
 def _repr(value: Any) -> str:
+    if isinstance(value, Expr):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_repr(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        if len(value) == 1:
+            return f"({_repr(value[0])},)"
+        return "(" + ", ".join(_repr(v) for v in value) + ")"
     if isinstance(value, numpy.dtype):
         return f"<class 'numpy.{value.name}'>" if value.names is None else repr(value)
     if isinstance(value, type) and issubclass(value, numpy.generic):
@@ -152,7 +168,7 @@ def _repr(value: Any) -> str:
 
 class Atom(Expr):
     def __init__(self) -> None:
-        super().__init__(0)
+        super().__init__(8)
 
 
 class Constant(Atom):
@@ -187,15 +203,15 @@ class GetAttr(Atom):
         self.attr_name = name
 
     def __str__(self) -> str:
-        name = (
-            self.attr_name.value
-            if isinstance(self.attr_name, Constant)
-            else self.attr_name
-        )
-        return f"{_paren(self.obj, 0)}.{name}"
+        name = self.attr_name
+        if isinstance(name, Constant):
+            name = name.value
+        if isinstance(name, str):
+            return f"{_repr(self.obj)}.{name}"
+        return f"getattr({_repr(self.obj)}, {_repr(self.attr_name)})"
 
     def eval(self) -> Any:
-        return getattr(_eval(self.obj), self.attr_name)
+        return getattr(_eval(self.obj), _eval(self.attr_name))
 
 
 class GetItem(Atom):
@@ -205,7 +221,7 @@ class GetItem(Atom):
         self.key = key
 
     def __str__(self) -> str:
-        return f"{_paren(self.obj, 0)}[{_key_str(self.key)}]"
+        return f"{_repr(self.obj)}[{_key_str(self.key)}]"
 
     def eval(self) -> Any:
         return _eval(self.obj)[_eval_key(self.key)]
@@ -214,11 +230,13 @@ class GetItem(Atom):
 def _key_str(key: Any) -> str:
     if isinstance(key, tuple):
         return ", ".join(_key_str(k) for k in key)
+    if key is Ellipsis:
+        return "..."
     if isinstance(key, slice):
-        parts = ["" if p is None else str(p) for p in (key.start, key.stop)]
+        parts = ["" if p is None else _repr(p) for p in (key.start, key.stop)]
         s = ":".join(parts)
-        return s if key.step is None else f"{s}:{key.step}"
-    return str(key)
+        return s if key.step is None else f"{s}:{_repr(key.step)}"
+    return _repr(key)
 
 
 def _eval_key(key: Any) -> Any:
@@ -236,15 +254,20 @@ class Call(Atom):
         self.args = args
 
     def __str__(self) -> str:
-        return f"{_paren(self.obj, 0)}({', '.join(str(a) for a in self.args)})"
+        return f"{_repr(self.obj)}({', '.join(_repr(a) for a in self.args)})"
 
     def eval(self) -> Any:
         return _eval(self.obj)(*[_eval(a) for a in self.args])
 
 
-def _paren(expr: Any, priority: int) -> str:
-    s = str(expr)
-    if isinstance(expr, Expr) and expr.priority > priority:
+def _paren(expr: Any, priority: int, on_tie: bool = False) -> str:
+    """``expr`` as text, parenthesized when it binds looser than ``priority``
+    (or as loosely, when ``on_tie``: the side an operator does not associate to).
+    """
+    s = _repr(expr)
+    if isinstance(expr, Expr) and (
+        expr.priority < priority or (on_tie and expr.priority == priority)
+    ):
         return f"({s})"
     return s
 
@@ -281,9 +304,9 @@ class BinaryOperator(Expr):
         self.right_associative = right_associative
 
     def __str__(self) -> str:
-        lp = self.priority - (1 if self.right_associative else 0)
-        rp = self.priority - (0 if self.right_associative else 1)
-        return f"{_paren(self.lhs, lp)} {self.exp} {_paren(self.rhs, rp)}"
+        left = _paren(self.lhs, self.priority, self.right_associative)
+        right = _paren(self.rhs, self.priority, not self.right_associative)
+        return f"{left} {self.exp} {right}"
 
     def eval(self) -> Any:
         return self.func(_eval(self.lhs), _eval(self.rhs))
@@ -300,9 +323,12 @@ _INVERSE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 
 class BoolBinaryOperator(BinaryOperator, Testable):
-    def __init__(self, lhs: Any, rhs: Any, exp: str, func: Any) -> None:
-        # Comparisons bind loosest, so their operands never need parentheses.
-        super().__init__(10, lhs, rhs, exp, func)
+    """A comparison; ``inv`` is the operator shown when it fails."""
+
+    def __init__(self, lhs: Any, rhs: Any, exp: str, inv: str, func: Any) -> None:
+        # Comparisons bind loosest (-1), so their operands never need parentheses.
+        super().__init__(-1, lhs, rhs, exp, func)
+        self.inv = inv
 
     def expect(self) -> None:
         left = _eval(self.lhs)
@@ -310,7 +336,7 @@ class BoolBinaryOperator(BinaryOperator, Testable):
         if not self.func(left, right):
             raise InvalidType(
                 str(self),
-                f"{_repr_actual(left)} {_INVERSE[self.exp]} {_repr_actual(right)}",
+                f"{_repr_actual(left)} {self.inv} {_repr_actual(right)}",
             )
 
 
@@ -321,7 +347,14 @@ def _repr_actual(value: Any) -> str:
 
 
 def _eval(x: Any) -> Any:
-    return x.eval() if isinstance(x, Expr) else x
+    if isinstance(x, Expr):
+        return x.eval()
+    # Lists and tuples may hold expressions: ``shape == (n, in_types[1].ndim)``.
+    if isinstance(x, list):
+        return [_eval(v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(_eval(v) for v in x)
+    return x
 
 
 def eval(exp: Any) -> Any:
@@ -329,19 +362,21 @@ def eval(exp: Any) -> Any:
     return _eval(exp)
 
 
+# Operands that are not expressions are kept as they are (not wrapped in a
+# Constant): a list or tuple may hold expressions, evaluated item by item.
 def _binary(exp: str, func: Any, priority: int, right_assoc: bool = False) -> Any:
     def method(self: Expr, other: Any) -> BinaryOperator:
-        return BinaryOperator(priority, self, _wrap(other), exp, func, right_assoc)
+        return BinaryOperator(priority, self, other, exp, func, right_assoc)
 
     def rmethod(self: Expr, other: Any) -> BinaryOperator:
-        return BinaryOperator(priority, _wrap(other), self, exp, func, right_assoc)
+        return BinaryOperator(priority, other, self, exp, func, right_assoc)
 
     return method, rmethod
 
 
 def _compare(exp: str, func: Any) -> Any:
     def method(self: Expr, other: Any) -> BoolBinaryOperator:
-        return BoolBinaryOperator(self, _wrap(other), exp, func)
+        return BoolBinaryOperator(self, other, exp, _INVERSE[exp], func)
 
     return method
 
@@ -349,20 +384,20 @@ def _compare(exp: str, func: Any) -> Any:
 for _name, _exp, _func, _prio in [
     ("add", "+", operator.add, 4),
     ("sub", "-", operator.sub, 4),
-    ("mul", "*", operator.mul, 3),
-    ("truediv", "/", operator.truediv, 3),
-    ("floordiv", "//", operator.floordiv, 3),
-    ("mod", "%", operator.mod, 3),
-    ("lshift", "<<", operator.lshift, 5),
-    ("rshift", ">>", operator.rshift, 5),
-    ("and", "&", operator.and_, 6),
-    ("xor", "^", operator.xor, 7),
-    ("or", "|", operator.or_, 8),
+    ("mul", "*", operator.mul, 5),
+    ("truediv", "/", operator.truediv, 5),
+    ("floordiv", "//", operator.floordiv, 5),
+    ("mod", "%", operator.mod, 5),
+    ("lshift", "<<", operator.lshift, 3),
+    ("rshift", ">>", operator.rshift, 3),
+    ("and", "&", operator.and_, 2),
+    ("xor", "^", operator.xor, 1),
+    ("or", "|", operator.or_, 0),
 ]:
     _m, _r = _binary(_exp, _func, _prio)
     setattr(Expr, f"__{_name}__", _m)
     setattr(Expr, f"__r{_name}__", _r)
-_m, _r = _binary("**", operator.pow, 1, right_assoc=True)
+_m, _r = _binary("**", operator.pow, 7, right_assoc=True)
 setattr(Expr, "__pow__", _m)  # noqa: B010 - set like the operators above
 setattr(Expr, "__rpow__", _r)  # noqa: B010
 for _name, _exp, _func in [
@@ -374,9 +409,9 @@ for _name, _exp, _func in [
     ("ge", ">=", operator.ge),
 ]:
     setattr(Expr, f"__{_name}__", _compare(_exp, _func))
-Expr.__neg__ = lambda self: UnaryOperator(2, self, "-", operator.neg)  # type: ignore
-Expr.__pos__ = lambda self: UnaryOperator(2, self, "+", operator.pos)  # type: ignore
-Expr.__invert__ = lambda self: UnaryOperator(2, self, "~", operator.invert)  # type: ignore
+Expr.__neg__ = lambda self: UnaryOperator(6, self, "-", operator.neg)  # type: ignore
+Expr.__pos__ = lambda self: UnaryOperator(6, self, "+", operator.pos)  # type: ignore
+Expr.__invert__ = lambda self: UnaryOperator(6, self, "~", operator.invert)  # type: ignore
 
 
 def in_light_mode() -> bool:
@@ -476,15 +511,25 @@ def _prod_of(values: Any) -> Any:
     return result
 
 
-def prod(xs: Any) -> Any:
-    """The product of a sequence of values or expressions.
+_PROD = Variable(_prod_of, "prod")
 
-    A symbolic sequence (such as ``in_types[0].shape[1:]``) gives a symbolic
-    product, printed as ``prod(...)`` in messages.
+
+def prod(xs: Any) -> Any:
+    """The product of a sequence of values or expressions, as an expression.
+
+    As in Chainer, the result is symbolic (printed as ``prod(...)`` in
+    messages; :func:`eval` gives the number) except in light mode, where it
+    is the number itself.
+
+    Example:
+        >>> from kusari.utils import type_check
+        >>> p = type_check.prod([2, 3])
+        >>> str(p), type_check.eval(p)
+        ('prod([2, 3])', 6)
     """
-    if isinstance(xs, Expr):
-        return Call(Variable(_prod_of, "prod"), (xs,))
-    return _prod_of(xs)
+    if in_light_mode():
+        return _prod_of(xs)
+    return Call(_PROD, (xs,))
 
 
 class _CheckContext:

@@ -77,9 +77,28 @@ def test_undefined_precision_is_nan():
     assert p.array[0] == 0.5 and np.isnan(p.array[1])
 
 
-def test_classification_summary_needs_int32():
-    with pytest.raises(type_check.InvalidType, match="int32"):
-        F.classification_summary(np.zeros((2, 3), np.float32), np.zeros(2, np.int64))
+@pytest.mark.parametrize("label_dtype", [np.int8, np.int16, np.int64])
+def test_classification_summary_any_signed_int_labels(label_dtype):
+    y = np.eye(3, dtype=np.float32)[[0, 1, 2, 1, 0]]
+    t = np.array([0, 1, 1, -1, 2], label_dtype)
+    p, r, f, s = F.classification_summary(y, t)
+    np.testing.assert_allclose(p.array, [0.5, 1.0, 0.0])
+    np.testing.assert_allclose(r.array, [1.0, 0.5, 0.0])
+    np.testing.assert_array_equal(s.array, [1, 2, 1])
+
+
+def test_classification_summary_int8_labels_with_many_classes():
+    # The extra bin for ignored samples is label_num (here 200), which an
+    # int8 array cannot hold.
+    y = np.zeros((2, 200), np.float32)
+    y[0, 5] = y[1, 7] = 1
+    _, r, _, s = F.classification_summary(y, np.array([5, -1], np.int8), 200)
+    assert r.array[5] == 1 and s.array.sum() == 1
+
+
+def test_classification_summary_needs_integer_labels():
+    with pytest.raises(type_check.InvalidType, match="kind"):
+        F.classification_summary(np.zeros((2, 3), np.float32), np.zeros(2, np.float32))
 
 
 def test_classification_summary_bad_label_num():

@@ -8,10 +8,12 @@ from kusari.testing import check_op
 
 
 def _red(loss, reduce):
-    return np.asarray(loss.sum()) if reduce == "sum" else loss
+    if reduce == "no":
+        return loss
+    return np.asarray(loss.sum() if reduce == "sum" else loss.mean())
 
 
-@pytest.mark.parametrize("reduce", ["sum", "no"])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "no"])
 def test_gaussian_kl_divergence(reduce, float_dtype, device):
     def ref(mean, ln_var):
         return _red(0.5 * (mean**2 + np.exp(ln_var) - ln_var - 1), reduce)
@@ -25,7 +27,7 @@ def test_gaussian_kl_divergence(reduce, float_dtype, device):
     )
 
 
-@pytest.mark.parametrize("reduce", ["sum", "no"])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "no"])
 def test_bernoulli_nll(reduce, float_dtype, device):
     def ref(x, y):
         return _red(np.logaddexp(0, y) - x * y, reduce)
@@ -42,7 +44,7 @@ def test_bernoulli_nll(reduce, float_dtype, device):
     )
 
 
-@pytest.mark.parametrize("reduce", ["sum", "no"])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "no"])
 def test_gaussian_nll(reduce, float_dtype, device):
     def ref(x, mean, ln_var):
         return _red(
@@ -66,8 +68,8 @@ def test_gaussian_nll(reduce, float_dtype, device):
 )
 def test_bad_reduce(fn, nargs):
     args = [np.zeros(2, np.float32)] * nargs
-    with pytest.raises(ValueError, match="'sum' and 'no'"):
-        fn(*args, reduce="mean")
+    with pytest.raises(ValueError, match="'sum', 'mean' and 'no' are valid"):
+        fn(*args, reduce="average")
 
 
 def test_bernoulli_nll_large_logits_stable():

@@ -76,3 +76,36 @@ def test_simplified_dropconnect_errors():
         F.simplified_dropconnect(x, W, mask=np.ones((2, 5, 4), bool))
     with pytest.raises(ValueError, match=r"\[0, 1\)"):
         F.simplified_dropconnect(x, W, ratio=1.0)
+
+
+@pytest.mark.parametrize("batchwise", [True, False])
+@pytest.mark.parametrize(
+    "x_dtype, w_dtype",
+    [(np.float32, np.float16), (np.float16, np.float64), (np.float64, np.float32)],
+)
+def test_simplified_dropconnect_mixed_dtypes(batchwise, x_dtype, w_dtype):
+    rng = np.random.default_rng(3)
+    x = kusari.Variable(rng.uniform(-1, 1, (4, 3)).astype(x_dtype))
+    W = kusari.Variable(rng.uniform(-1, 1, (2, 3)).astype(w_dtype))
+    b = kusari.Variable(rng.uniform(-1, 1, 2).astype(x_dtype))
+    mask_shape = (4, 2, 3) if batchwise else (2, 3)
+    mask = rng.uniform(size=mask_shape) >= 0.5
+    y = F.simplified_dropconnect(x, W, b, 0.5, mask=mask, use_batchwise_mask=batchwise)
+    assert y.dtype == x_dtype
+    Wm = W.array.astype(np.float64) * 2.0 * mask
+    xs = x.array.astype(np.float64)
+    want = (
+        np.einsum("ijk,ik->ij", Wm, xs) if batchwise else xs @ Wm.T
+    ) + b.array.astype(np.float64)
+    tol = 1e-2 if np.float16 in (x_dtype, w_dtype) else 1e-5
+    np.testing.assert_allclose(y.array, want, rtol=tol, atol=tol)
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    # each gradient comes back in its own input's dtype
+    assert x.grad.dtype == x_dtype and W.grad.dtype == w_dtype
+    assert b.grad.dtype == x_dtype
+
+
+def test_simplified_dropconnect_needs_float_weights():
+    with pytest.raises(type_check.InvalidType, match="W.dtype.kind == 'f'"):
+        F.simplified_dropconnect(np.ones((3, 4), np.float32), np.ones((5, 4), np.int32))

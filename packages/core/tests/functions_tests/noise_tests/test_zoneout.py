@@ -3,7 +3,9 @@ import pytest
 
 import kusari
 import kusari.functions as F
+from kusari.functions.noise.zoneout import Zoneout
 from kusari.testing import check_op
+from kusari.utils import type_check
 
 
 def _seeded(ratio):
@@ -54,3 +56,38 @@ def test_zoneout_errors():
         F.zoneout(h, x, train=False)
     with pytest.raises(ValueError, match="same shape"):
         F.zoneout(np.zeros(4, np.float32), x)
+
+
+def test_zoneout_keeps_its_flags_on_the_creator():
+    rng = np.random.default_rng(4)
+    h = kusari.Variable(rng.uniform(-1, 1, (5, 6)).astype(np.float32))
+    x = kusari.Variable(rng.uniform(-1, 1, (5, 6)).astype(np.float32))
+    y = F.zoneout(h, x, 0.4)
+    node = y.creator
+    assert isinstance(node, Zoneout) and node.zoneout_ratio == 0.4
+    assert node.flag_x.dtype == bool and node.flag_x.shape == (5, 6)
+    np.testing.assert_array_equal(node.flag_h, ~node.flag_x)
+    # the mix can be rebuilt from the flags, as Chainer code does
+    np.testing.assert_array_equal(
+        y.array, h.array * node.flag_h + x.array * node.flag_x
+    )
+    gy = rng.uniform(-1, 1, (5, 6)).astype(np.float32)
+    y.grad = gy
+    y.backward()
+    np.testing.assert_array_equal(h.grad, gy * node.flag_h)
+    np.testing.assert_array_equal(x.grad, gy * node.flag_x)
+
+
+def test_zoneout_double_backward_with_fixed_flags(monkeypatch):
+    rng = np.random.default_rng(5)
+    flags = rng.uniform(size=(3, 4))
+    monkeypatch.setattr(np.random, "rand", lambda *shape: flags)
+    h, x, gy, ggh, ggx = (rng.uniform(-1, 1, (3, 4)) for _ in range(5))
+    kusari.gradient_check.check_double_backward(
+        lambda h, x: F.zoneout(h, x, 0.5), (h, x), gy, (ggh, ggx)
+    )
+
+
+def test_zoneout_dtype_mismatch_is_reported():
+    with pytest.raises(type_check.InvalidType, match="Zoneout"):
+        F.zoneout(np.zeros(3, np.float32), np.ones(3, np.float64))

@@ -34,12 +34,14 @@ class ClassificationSummary(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         check_scores_and_labels(in_types)
-        type_check.expect(in_types[1].dtype == numpy.int32)
+        type_check.expect(in_types[1].dtype.kind == "i")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         y, t = inputs
         xp = backend.get_array_module(y)
-        t = t.ravel()
+        # Any signed integer labels (as in Chainer 7); widened so that the
+        # extra bin ``n`` below cannot overflow an int8 or int16 array.
+        t = t.ravel().astype(numpy.int64, copy=False)
         ignored = t == self.ignore_label
         if self.label_num is None:
             n = max(int(t.max()) + 1, 0) if t.size else 0
@@ -82,7 +84,7 @@ def classification_summary(
     Args:
         y: Scores of shape ``(N, C, d1, ...)``; the prediction is the arg-max
             along axis 1.
-        t: ``int32`` labels of shape ``(N, d1, ...)``.
+        t: Signed integer labels of shape ``(N, d1, ...)``.
         label_num: Number of classes; ``None`` uses ``max(t) + 1``. Every
             label must be in ``[0, label_num)`` or equal ``ignore_label``.
         beta: Weight of recall in the F-beta score.

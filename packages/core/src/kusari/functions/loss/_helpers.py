@@ -18,7 +18,10 @@ from kusari.variable import Variable
 def check_reduce(fname: str, reduce: str, valid: tuple[str, ...]) -> None:
     """Raise Chainer's ValueError when ``reduce`` is not one of ``valid``."""
     if reduce not in valid:
-        names = " and ".join(repr(v) for v in valid)
+        quoted = [repr(v) for v in valid]
+        names = " and ".join(
+            [", ".join(quoted[:-1]), quoted[-1]] if quoted[:-1] else quoted
+        )
         raise ValueError(
             f"{fname}: only {names} are valid for 'reduce', but {reduce!r} is given"
         )

@@ -14,13 +14,28 @@ def _as_var(x: Any) -> Variable:
     return x if isinstance(x, Variable) else Variable(x, requires_grad=False)
 
 
+_REDUCE = ("sum", "mean", "no")
+
+
+def _reduce(loss: Variable, reduce: str) -> Variable:
+    from kusari.functions.math.average import average
+    from kusari.functions.math.sum import sum as _sum
+
+    if reduce == "sum":
+        return _sum(loss)
+    if reduce == "mean":
+        return average(loss)
+    return loss
+
+
 def gaussian_kl_divergence(mean: Any, ln_var: Any, reduce: str = "sum") -> Variable:
     """KL divergence of ``N(mean, exp(ln_var))`` from the standard normal.
 
     Args:
         mean: Means of the diagonal Gaussian.
         ln_var: Log variances, of ``mean``'s shape.
-        reduce: ``'sum'`` for a scalar, ``'no'`` for the elementwise terms.
+        reduce: ``'sum'`` for the sum, ``'mean'`` for the mean of the
+            elementwise terms (both scalars), ``'no'`` for the terms.
 
     Returns:
         A scalar, or a variable of ``mean``'s shape.
@@ -33,13 +48,12 @@ def gaussian_kl_divergence(mean: Any, ln_var: Any, reduce: str = "sum") -> Varia
         array(0., dtype=float32)
     """
     from kusari.functions.math.exponential import exp
-    from kusari.functions.math.sum import sum as _sum
 
-    check_reduce("gaussian_kl_divergence", reduce, ("sum", "no"))
+    check_reduce("gaussian_kl_divergence", reduce, _REDUCE)
     mean = _as_var(mean)
     ln_var = _as_var(ln_var)
     loss = (mean * mean + exp(ln_var) - ln_var - 1.0) * 0.5
-    return _sum(loss) if reduce == "sum" else loss
+    return _reduce(loss, reduce)
 
 
 def bernoulli_nll(x: Any, y: Any, reduce: str = "sum") -> Variable:
@@ -48,7 +62,8 @@ def bernoulli_nll(x: Any, y: Any, reduce: str = "sum") -> Variable:
     Args:
         x: Observations (values in ``[0, 1]``).
         y: Logits (pre-sigmoid parameters), of ``x``'s shape.
-        reduce: ``'sum'`` for a scalar, ``'no'`` for the elementwise terms.
+        reduce: ``'sum'`` for the sum, ``'mean'`` for the mean of the
+            elementwise terms (both scalars), ``'no'`` for the terms.
 
     Returns:
         A scalar, or a variable of ``x``'s shape.
@@ -60,13 +75,11 @@ def bernoulli_nll(x: Any, y: Any, reduce: str = "sum") -> Variable:
         >>> round(float(F.bernoulli_nll(x, np.zeros(1, np.float32)).array), 4)
         0.6931
     """
-    from kusari.functions.math.sum import sum as _sum
-
-    check_reduce("bernoulli_nll", reduce, ("sum", "no"))
+    check_reduce("bernoulli_nll", reduce, _REDUCE)
     x = _as_var(x)
     y = _as_var(y)
     loss = softplus(y) - x * y
-    return _sum(loss) if reduce == "sum" else loss
+    return _reduce(loss, reduce)
 
 
 def gaussian_nll(x: Any, mean: Any, ln_var: Any, reduce: str = "sum") -> Variable:
@@ -76,7 +89,8 @@ def gaussian_nll(x: Any, mean: Any, ln_var: Any, reduce: str = "sum") -> Variabl
         x: Observations.
         mean: Means, of ``x``'s shape.
         ln_var: Log variances, of ``x``'s shape.
-        reduce: ``'sum'`` for a scalar, ``'no'`` for the elementwise terms.
+        reduce: ``'sum'`` for the sum, ``'mean'`` for the mean of the
+            elementwise terms (both scalars), ``'no'`` for the terms.
 
     Returns:
         A scalar, or a variable of ``x``'s shape.
@@ -89,12 +103,11 @@ def gaussian_nll(x: Any, mean: Any, ln_var: Any, reduce: str = "sum") -> Variabl
         0.9189
     """
     from kusari.functions.math.exponential import exp
-    from kusari.functions.math.sum import sum as _sum
 
-    check_reduce("gaussian_nll", reduce, ("sum", "no"))
+    check_reduce("gaussian_nll", reduce, _REDUCE)
     x = _as_var(x)
     mean = _as_var(mean)
     ln_var = _as_var(ln_var)
     diff = x - mean
     loss = (ln_var + math.log(2 * math.pi)) * 0.5 + diff * diff * exp(-ln_var) * 0.5
-    return _sum(loss) if reduce == "sum" else loss
+    return _reduce(loss, reduce)

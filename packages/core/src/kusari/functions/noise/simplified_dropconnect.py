@@ -35,7 +35,7 @@ class SimplifiedDropconnect(FunctionNode):
         x, w = in_types[0], in_types[1]
         type_check._argname((x, w), ("x", "W"))
         type_check.expect(
-            x.dtype.kind == "f", w.dtype == x.dtype, x.ndim >= 2, w.ndim == 2
+            x.dtype.kind == "f", w.dtype.kind == "f", x.ndim >= 2, w.ndim == 2
         )
         # (type_check.prod loops forever on a symbolic slice; compute it here.)
         n_in_features = int(numpy.prod(type_check.eval(x.shape)[1:]))
@@ -79,6 +79,7 @@ class SimplifiedDropconnect(FunctionNode):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.array.broadcast import broadcast_to
+        from kusari.functions.array.cast import cast
         from kusari.functions.array.reshape import reshape
         from kusari.functions.math.matmul import matmul
         from kusari.functions.math.sum import sum as _sum
@@ -88,24 +89,31 @@ class SimplifiedDropconnect(FunctionNode):
         n = x.shape[0]
         x2 = reshape(x, (n, -1))
         maskf = self._maskf
+        # The mask scaled in W's dtype, for products with W: a mask of x's
+        # dtype would promote W's gradient to x's dtype.
+        xp = backend.get_array_module(maskf)
+        maskf_w = xp.asarray(self.mask).astype(W.dtype) * W.dtype.type(self._scale)
         ret = []
         for i in indexes:
             if i == 0:
                 if self.use_batchwise_mask:
-                    Wm = broadcast_to(W, maskf.shape) * maskf
+                    Wm = broadcast_to(W, maskf_w.shape) * maskf_w
                     gx = matmul(reshape(gy, (n, 1, -1)), Wm)
                 else:
-                    gx = matmul(gy, W * maskf)
-                ret.append(reshape(gx, x.shape))
+                    gx = matmul(gy, W * maskf_w)
+                # x and W may differ in dtype (as in Chainer 7); each
+                # gradient comes back in its own input's dtype.
+                ret.append(cast(reshape(gx, x.shape), x.dtype))
             elif i == 1:
                 if self.use_batchwise_mask:
                     shape = maskf.shape
                     outer = broadcast_to(reshape(gy, (n, -1, 1)), shape) * broadcast_to(
                         reshape(x2, (n, 1, -1)), shape
                     )
-                    ret.append(_sum(outer * maskf, axis=0))
+                    gW = _sum(outer * maskf, axis=0)
                 else:
-                    ret.append(matmul(gy, x2, transa=True) * maskf)
+                    gW = matmul(gy, x2, transa=True) * maskf
+                ret.append(cast(gW, W.dtype))
             else:
                 ret.append(_sum(gy, axis=0))
         return tuple(ret)
@@ -123,7 +131,8 @@ def simplified_dropconnect(
     """Linear layer ``y = x W^T + b`` with weights dropped at random.
 
     Each weight is dropped with probability ``ratio`` and the rest are
-    scaled by ``1 / (1 - ratio)``. As in Chainer, the ``train`` argument
+    scaled by ``1 / (1 - ratio)``. ``x`` and ``W`` may have different float
+    dtypes; the output and ``b`` have ``x``'s. As in Chainer, the ``train`` argument
     (not ``config.train``) switches it off: with ``train=False`` it is a
     plain linear function.
 
