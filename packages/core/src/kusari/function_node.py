@@ -138,6 +138,81 @@ class FunctionNode:
         # (e.g. recompute in no_backprop_mode).
         if not flags.enable_backprop:
             return self._apply_no_graph(inputs, flags)
+        if type(inputs) is tuple and len(inputs) == 1 and type(inputs[0]) is Variable:
+            # The commonest call, a function of one Variable, without the
+            # loops of _apply_inputs (same steps, same results).
+            x = inputs[0]
+            in_data = (x._data,)
+            outputs = self._forward_observed(in_data, flags)
+            if not x._requires_grad:
+                return tuple([_new_variable(y, False) for y in outputs])
+            node = x._node
+            if node is None:
+                node = x._node = VariableNode(x, x._name)
+            # _record's steps, spelled out for one input and one output
+            # (a call less on the commonest path).
+            in_nodes = self.inputs = (node,)
+            rank = self.rank = node.rank
+            if len(outputs) != 1:
+                return self._record(outputs, in_nodes, in_data, rank)
+            y = _new_output(outputs[0], self, rank + 1)
+            self.outputs = (_ref(y._node),)  # type: ignore[arg-type]
+            retain = self._input_indexes_to_retain
+            if retain is not None:
+                for i in retain:
+                    in_nodes[i].data = in_data[i]
+            retain = self._output_indexes_to_retain
+            if retain is not None:
+                self._retained_output_data = tuple([outputs[i] for i in retain])
+            return (y,)
+        if (
+            type(inputs) is tuple
+            and len(inputs) == 2
+            and type(inputs[0]) is Variable
+            and type(inputs[1]) is Variable
+        ):
+            return self._apply_two(inputs[0], inputs[1], flags)
+        return self._apply_inputs(inputs, flags)
+
+    def _apply_two(
+        self, x0: Variable, x1: Variable, flags: Any
+    ) -> tuple[Variable, ...]:
+        """``apply`` on two Variables (a binary operation), without loops."""
+        in_data = (x0._data, x1._data)
+        outputs = self._forward_observed(in_data, flags)
+        r0 = x0._requires_grad
+        r1 = x1._requires_grad
+        if not (r0 or r1):
+            return tuple([_new_variable(y, False) for y in outputs])
+        n0 = x0._node
+        if n0 is None:
+            n0 = x0._node = VariableNode(x0, x0._name)
+        n1 = x1._node
+        if n1 is None:
+            n1 = x1._node = VariableNode(x1, x1._name)
+        # The highest rank among the inputs that need a gradient.
+        if r0 and r1:
+            rank = n0.rank if n0.rank > n1.rank else n1.rank
+        else:
+            rank = n0.rank if r0 else n1.rank
+        if len(outputs) != 1:
+            return self._record(outputs, (n0, n1), in_data, rank)
+        # _record's steps, spelled out for one output (a call less).
+        in_nodes = self.inputs = (n0, n1)
+        self.rank = rank
+        y = _new_output(outputs[0], self, rank + 1)
+        self.outputs = (_ref(y._node),)  # type: ignore[arg-type]
+        retain = self._input_indexes_to_retain
+        if retain is not None:
+            for i in retain:
+                in_nodes[i].data = in_data[i]
+        retain = self._output_indexes_to_retain
+        if retain is not None:
+            self._retained_output_data = tuple([outputs[i] for i in retain])
+        return (y,)
+
+    def _apply_inputs(self, inputs: Iterable[Any], flags: Any) -> tuple[Variable, ...]:
+        """``apply`` on any inputs (Variables or arrays, any number)."""
         # One pass over the inputs: their arrays, whether any needs a
         # gradient, and the rank the outputs will have.
         input_vars = []
@@ -158,16 +233,27 @@ class FunctionNode:
         outputs = self._forward_observed(in_data, flags)
         if not requires_grad:
             return tuple([_new_variable(y, False) for y in outputs])
-
-        # Record the graph: link the inputs' and new outputs' nodes through
-        # this one, and keep what backward needs.
         in_nodes = []
         for x in input_vars:
             node = x._node
             if node is None:
                 node = x._node = VariableNode(x, x._name)
             in_nodes.append(node)
-        self.inputs = tuple(in_nodes)
+        return self._record(outputs, tuple(in_nodes), in_data, rank)
+
+    def _record(
+        self,
+        outputs: tuple[Any, ...],
+        in_nodes: tuple[VariableNode, ...],
+        in_data: tuple[Any, ...],
+        rank: int,
+    ) -> tuple[Variable, ...]:
+        """Record the graph: link the inputs' and new outputs' nodes through
+        this function, and keep what backward needs.
+
+        ``rank`` is the highest rank of the inputs that need a gradient.
+        """
+        self.inputs = in_nodes
         # Chainer's numbering: a function has its inputs' highest rank and
         # its outputs one more.
         self.rank = rank

@@ -66,7 +66,10 @@ def _adam_cpu(consts: Any, p: Any, g: Any, state: Any, t1: Any, t2: Any) -> None
     if wd:
         numpy.multiply(p, wd, out=t2)
         t1 += t2
-    t1 *= eta
+    if eta != 1.0:
+        # A pass over the block saved in the common case; multiplying by 1
+        # is exact, so skipping it changes no bit.
+        t1 *= eta
     p -= t1
 
 

@@ -233,3 +233,61 @@ def test_float_labels_are_told_to_be_integers():
     text = str(info.value)
     assert text.startswith("Expect: t.shape == x.shape (soft targets)")
     assert "class labels must be integers" in text and "float32" in text
+
+
+def _sce_run(x, t, double, **kw):
+    xv = Variable(x.copy())
+    loss = F.softmax_cross_entropy(xv, t, **kw)
+    loss.grad = np.full(loss.shape, 0.75, x.dtype)
+    # enable_double_backprop=True runs backward on Variables; the default
+    # first-order pass runs backward_array on the arrays.
+    loss.backward(enable_double_backprop=double)
+    return loss.array, xv.grad
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("x_shape", [(5, 4), (3, 4, 2, 2)])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("cache_score", [True, False])
+def test_softmax_cross_entropy_fast_paths_match_general_path(
+    dtype, x_shape, reduce, normalize, cache_score
+):
+    # Labels all in range and no class weights take the all-valid forward;
+    # class weights of ones take the general path, which must give the same
+    # bits (every weight is 1). Both backward paths must agree as well.
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(x_shape).astype(dtype)
+    t = rng.integers(0, 4, (x_shape[0],) + x_shape[2:]).astype(np.int32)
+    kw = {"reduce": reduce, "normalize": normalize, "cache_score": cache_score}
+    fast = _sce_run(x, t, False, **kw)
+    general = _sce_run(x, t, False, class_weight=np.ones(4, dtype), **kw)
+    variables = _sce_run(x, t, True, **kw)
+    for a, b, c in zip(fast, general, variables):
+        assert a.dtype == dtype
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+    ref = _ref(x.astype(np.float64), t, normalize, reduce=reduce)
+    tol = 1e-2 if dtype == np.float16 else 1e-5
+    np.testing.assert_allclose(fast[0], ref, rtol=tol, atol=tol)
+
+
+def test_softmax_cross_entropy_ignore_label_inside_class_range():
+    # An ignore_label that is also a class index: those labels count for
+    # nothing, so the all-valid shortcut must not be taken.
+    x = np.array([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]], np.float32)
+    t = np.array([1, 2], np.int32)
+    loss = F.softmax_cross_entropy(x, t, ignore_label=2)
+    np.testing.assert_allclose(loss.array, _ref(x, t, ignore_label=2), rtol=1e-6)
+
+
+def test_softmax_cross_entropy_backward_array_with_label_variable_needing_grad():
+    # A label Variable left with requires_grad=True is a target of backward;
+    # it gets no gradient while x gets its own.
+    x = Variable(np.zeros((2, 3), np.float32))
+    t = Variable(np.array([0, 2], np.int32))
+    F.softmax_cross_entropy(x, t).backward()
+    assert t.grad is None
+    expected = np.full((2, 3), 1 / 6, np.float32)
+    expected[[0, 1], [0, 2]] -= 0.5
+    np.testing.assert_allclose(x.grad, expected, rtol=1e-6)

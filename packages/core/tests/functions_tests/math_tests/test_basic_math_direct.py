@@ -195,3 +195,20 @@ def test_large_sum_uses_the_pool(split_small, monkeypatch):
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_allclose(g, w, rtol=1e-13)
+
+
+@pytest.mark.parametrize("name", sorted(set(OPS) - {"bias"}))
+def test_first_operation_after_entering_no_backprop_makes_no_node(name, no_nodes):
+    a, b = _pair()
+    want = OPS[name](a, b)  # graph mode: the snapshot is fresh here
+    assert want.creator is not None
+    no_nodes.clear()
+    with kusari.no_backprop_mode():
+        # The snapshot is stale now; the operator must notice by itself.
+        got = OPS[name](a, b)
+    assert no_nodes == [], f"{name} made a FunctionNode: {no_nodes}"
+    assert got.creator is None and got.requires_grad
+    np.testing.assert_array_equal(got.array, want.array)
+    # And back in graph mode the first operation records its node again.
+    again = OPS[name](a, b)
+    assert again.creator is not None

@@ -41,6 +41,30 @@ def _check_labels(t1: Any, valid: Any, n_class: int, ignore_label: int) -> None:
         )
 
 
+def _all_in_range(t1: Any, n_class: int, ignore_label: int) -> bool:
+    """Whether every label is a class in ``[0, n_class)`` and none is ignored.
+
+    Two reductions decide the common case; otherwise (or for no labels) the
+    caller takes the general path, which checks and explains.
+    """
+    if t1.size == 0:
+        return False
+    lo = int(t1.min())
+    hi = int(t1.max())
+    return 0 <= lo and hi < n_class and not lo <= ignore_label <= hi
+
+
+def _retained(func: FunctionNode, i: int) -> Any:
+    """Retained input ``i`` of ``func`` as an array."""
+    node = func.inputs[i]  # type: ignore[index]
+    data = node.data
+    if data is None:
+        # An earlier backward through a shared subgraph dropped the node's
+        # copy while the Variable lives on; get_retained_inputs reads that.
+        data = node.get_variable()._data
+    return data
+
+
 def _mean_coeff(xp: Any, valid: Any, normalize: bool, n: int, dtype: Any) -> Any:
     """1 / (number of valid labels, or the batch size); at least 1 below.
 
@@ -87,12 +111,18 @@ class SoftmaxCrossEntropy(FunctionNode):
         n_class = x.shape[1]
         x2 = _to_2d(x)
         t1 = t.reshape(-1)
+        self.retain_inputs((0, 1))
+        if (
+            xp is numpy
+            and self.class_weight is None
+            and _all_in_range(t1, n_class, self.ignore_label)
+        ):
+            return self._forward_all_valid(x, x2, t1, t.shape)
         valid = t1 != self.ignore_label
         if xp is numpy or configuration.config.debug:
             # On GPU this check costs a host sync per call, so it runs in debug
             # mode only (as Chainer's); a bad label there gives a wrong loss.
             _check_labels(t1, valid, n_class, self.ignore_label)
-        self.retain_inputs((0, 1))
         if xp is not numpy and x.dtype != numpy.float16:
             return self._forward_gpu(x2, t1, valid, t.shape, xp)
         log_z = _logsumexp(x2, 1)
@@ -112,6 +142,28 @@ class SoftmaxCrossEntropy(FunctionNode):
             self._coeff = _mean_coeff(xp, valid, self.normalize, x.shape[0], x.dtype)
             return (xp.asarray(losses.sum() * self._coeff, dtype=x.dtype),)
         return (losses.reshape(t.shape).astype(x.dtype, copy=False),)
+
+    def _forward_all_valid(
+        self, x: Any, x2: Any, t1: Any, t_shape: tuple[int, ...]
+    ) -> tuple[Any, ...]:
+        """The CPU forward when every label counts and no class is weighted.
+
+        The general path's results (every weight is 1, and multiplying by 1
+        is exact), without the mask, the weights and the label checks' half
+        dozen array operations: on a classifier's small (N, C) scores those
+        calls are most of the loss's time.
+        """
+        log_p = x2 - _logsumexp(x2, 1)
+        losses = -log_p[numpy.arange(len(t1)), t1]
+        if self.cache_score:
+            self._log_p = log_p
+        self._weight = None
+        self._idx = t1
+        if self.reduce == "mean":
+            n = len(t1) if self.normalize else x.shape[0]
+            self._coeff = 1.0 / max(n, 1)
+            return (numpy.asarray(losses.sum() * self._coeff, dtype=x.dtype),)
+        return (losses.reshape(t_shape).astype(x.dtype, copy=False),)
 
     def _forward_gpu(
         self, x2: Any, t1: Any, valid: Any, t_shape: tuple[int, ...], xp: Any
@@ -143,16 +195,29 @@ class SoftmaxCrossEntropy(FunctionNode):
         return (losses.reshape(t_shape),)
 
     def _grad_scale(self, gy: Any) -> Any:
+        weight = self._weight
         if self.reduce == "mean":
-            return self._weight * (gy * self._coeff)
-        return self._weight * gy.reshape(-1)
+            scale = gy * self._coeff
+            return scale if weight is None else weight * scale
+        return gy.reshape(-1) if weight is None else weight * gy.reshape(-1)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, t = self.get_retained_inputs()
-        x_arr = x.array
+        gy = grad_outputs[0]
+        gx = self._grad_x(x.array, t.array, gy.array)
+        (gx_var,) = _SoftmaxCrossEntropyGradNoDoubleBackprop(gx).apply((x, gy))
+        return gx_var, None
+
+    def backward_array(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
+        # First-order backprop on arrays: the gradient of backward, without
+        # the node that only exists to refuse a second differentiation.
+        gx = self._grad_x(_retained(self, 0), _retained(self, 1), grad_outputs[0])
+        return tuple([gx if i == 0 else None for i in indexes])
+
+    def _grad_x(self, x_arr: Any, t_arr: Any, gy: Any) -> Any:
+        """The gradient array of the scores ``x`` for output gradient ``gy``."""
         xp = backend.get_array_module(x_arr)
         x2 = _to_2d(x_arr)
-        gy = grad_outputs[0].array
         log_z = getattr(self, "_log_z", None)
         if log_z is not None:  # the GPU forward ran
             scale = self._grad_scale(gy).astype(x2.dtype, copy=False)
@@ -161,25 +226,25 @@ class SoftmaxCrossEntropy(FunctionNode):
                 "T gx",
                 "gx = c * (exp(x - log_z) - (i % n_class == t ? (T)1 : (T)0))",
                 "kusari_sce_bwd",
-            )(x2, log_z, t.array.reshape(-1, 1), scale[:, None], x2.shape[1])
-            return self._finish_grad(g2, x, grad_outputs[0], xp)
+            )(x2, log_z, t_arr.reshape(-1, 1), scale[:, None], x2.shape[1])
+            return self._finish_grad(g2, x_arr, xp)
         log_p = getattr(self, "_log_p", None)
         if log_p is None:
             log_p = x2 - _logsumexp(x2, 1)
         p = xp.exp(log_p)
         p[xp.arange(len(self._idx)), self._idx] -= 1
         scale = self._grad_scale(gy)
-        g2 = p * scale[:, None].astype(p.dtype, copy=False)
-        return self._finish_grad(g2, x, grad_outputs[0], xp)
+        if scale.ndim:
+            scale = scale[:, None]
+        g2 = p * scale.astype(p.dtype, copy=False)
+        return self._finish_grad(g2, x_arr, xp)
 
     @staticmethod
-    def _finish_grad(g2: Any, x: Variable, gy: Variable, xp: Any) -> tuple[Any, ...]:
-        x_arr = x.array
+    def _finish_grad(g2: Any, x_arr: Any, xp: Any) -> Any:
         if x_arr.ndim != 2:
             shape = (x_arr.shape[0],) + x_arr.shape[2:] + (x_arr.shape[1],)
             g2 = xp.moveaxis(g2.reshape(shape), -1, 1)
-        gx = xp.ascontiguousarray(g2, dtype=x_arr.dtype)
-        return _SoftmaxCrossEntropyGradNoDoubleBackprop(gx).apply((x, gy))[0], None
+        return xp.ascontiguousarray(g2, dtype=x_arr.dtype)
 
 
 class _SoftmaxCrossEntropyGradNoDoubleBackprop(FunctionNode):

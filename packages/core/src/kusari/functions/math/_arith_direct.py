@@ -43,9 +43,11 @@ def direct() -> int:
       which checks and explains.
 
     Returns 0 when the FunctionNode must run. Callers test
-    ``not _hot.enable_backprop`` first: while a graph is recorded (forward),
-    the flag alone decides, without a call. A stale flag only sends an
-    operation down the FunctionNode path, which is always right.
+    ``not _hot.enable_backprop or _hot.generation != _generation[0]`` first:
+    while a graph is recorded (forward), the flag alone decides, without a
+    call; a stale snapshot (the configuration changed since, e.g. on
+    entering ``no_backprop_mode``) comes here to be refreshed, so the first
+    operation in a ``no_backprop_mode`` block is direct too.
     """
     h = _hot
     if h.generation != _generation[0]:
@@ -142,16 +144,30 @@ def direct_constant(
     The constant operations used here have no type check beyond their input
     being an array, which a checked mode (2) requires of NumPy's own.
     """
-    mode = direct()
-    if not mode:
+    # direct(), array_of and needs_grad inlined, as in direct_binary.
+    h = _hot
+    if h.generation != _generation[0]:
+        h = hot_flags()
+    if h.enable_backprop or h.debug or _n_hooks[0]:
         return None
-    d = array_of(x)
+    if type(x) is Variable:
+        d = x._data
+        rg = x._requires_grad
+    else:
+        d = array_of(x)
+        rg = needs_grad(x)
     if type(d) is _ndarray and d.size < BIG:
-        return plain_result(op(value, d) if reflected else op(d, value), needs_grad(x))
-    if mode == 2 and type(d) is not _ndarray:
+        y = op(value, d) if reflected else op(d, value)
+        if type(y) is not _ndarray:
+            y = numpy.asarray(y)  # NumPy turns 0-dim results into scalars
+        v = _var_new(Variable)
+        v._data = y
+        v._requires_grad = rg
+        return v
+    if h.type_check and type(d) is not _ndarray:
         return None
     args = (value, d) if reflected else (d, value)
-    return plain_result(large(ufunc, op, *args), needs_grad(x))
+    return plain_result(large(ufunc, op, *args), rg)
 
 
 def array_of(x: Any) -> Any:

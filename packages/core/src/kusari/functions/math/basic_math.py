@@ -14,7 +14,7 @@ from typing import Any
 import numpy
 
 from kusari import backend, utils
-from kusari.configuration import _hot
+from kusari.configuration import _generation, _hot
 from kusari.function_node import FunctionNode
 from kusari.functions.array.get_item import get_item
 from kusari.functions.array.reshape import reshape
@@ -128,7 +128,7 @@ class Neg(FunctionNode):
 
 def neg(self: Any) -> Variable:
     """Elementwise negation, ``-x``."""
-    if not _hot.enable_backprop:
+    if not _hot.enable_backprop or _hot.generation != _generation[0]:
         mode = direct()
         if mode:
             d = array_of(self)
@@ -292,14 +292,14 @@ def _add(lhs: Any, rhs: Any) -> Variable:
     if t is float or t is int:
         value = rhs
     elif t is Variable or _is_operand(rhs):
-        if not _hot.enable_backprop:
+        if not _hot.enable_backprop or _hot.generation != _generation[0]:
             y = direct_binary(numpy.add, operator.add, lhs, rhs, False)
             if y is not None:
                 return y
         return Add().apply((lhs, rhs))[0]
     else:
         value = _check_scalar(rhs, "add")
-    if not _hot.enable_backprop:
+    if not _hot.enable_backprop or _hot.generation != _generation[0]:
         y = direct_constant(numpy.add, operator.add, lhs, value)
         if y is not None:
             return y
@@ -368,14 +368,14 @@ def sub(self: Any, rhs: Any) -> Variable:
     if t is float or t is int:
         value = rhs
     elif t is Variable or _is_operand(rhs):
-        if not _hot.enable_backprop:
+        if not _hot.enable_backprop or _hot.generation != _generation[0]:
             y = direct_binary(numpy.subtract, operator.sub, self, rhs, False)
             if y is not None:
                 return y
         return Sub().apply((self, rhs))[0]
     else:
         value = _check_scalar(rhs, "sub")
-    if not _hot.enable_backprop:
+    if not _hot.enable_backprop or _hot.generation != _generation[0]:
         y = direct_constant(numpy.subtract, operator.sub, self, value)
         if y is not None:
             return y
@@ -387,7 +387,7 @@ def rsub(self: Any, rhs: Any) -> Variable:
     if _is_operand(rhs):
         return Sub().apply((rhs, self))[0]
     value = _check_scalar(rhs, "rsub")
-    if not _hot.enable_backprop:
+    if not _hot.enable_backprop or _hot.generation != _generation[0]:
         y = direct_constant(numpy.subtract, operator.sub, self, value, True)
         if y is not None:
             return y
@@ -479,14 +479,14 @@ def mul(self: Any, rhs: Any) -> Variable:
     if t is float or t is int:
         value = rhs
     elif t is Variable or _is_operand(rhs):
-        if not _hot.enable_backprop:
+        if not _hot.enable_backprop or _hot.generation != _generation[0]:
             y = direct_binary(numpy.multiply, operator.mul, self, rhs, False)
             if y is not None:
                 return y
         return Mul().apply((self, rhs))[0]
     else:
         value = _check_scalar(rhs, "mul")
-    if not _hot.enable_backprop:
+    if not _hot.enable_backprop or _hot.generation != _generation[0]:
         y = direct_constant(numpy.multiply, operator.mul, self, value)
         if y is not None:
             return y
@@ -563,7 +563,7 @@ class DivFromConstant(_FloatConstantOp):
 def div(self: Any, rhs: Any) -> Variable:
     """Elementwise true division, ``a / b``."""
     if _is_operand(rhs):
-        if not _hot.enable_backprop:
+        if not _hot.enable_backprop or _hot.generation != _generation[0]:
             y = direct_binary(numpy.true_divide, operator.truediv, self, rhs, True)
             if y is not None:
                 return y
@@ -577,7 +577,7 @@ def rdiv(self: Any, rhs: Any) -> Variable:
     if _is_operand(rhs):
         return Div().apply((rhs, self))[0]
     value = _check_scalar(rhs, "rdiv")
-    if not _hot.enable_backprop:
+    if not _hot.enable_backprop or _hot.generation != _generation[0]:
         mode = direct()
         d = array_of(self)
         # DivFromConstant's type check: a float input.
