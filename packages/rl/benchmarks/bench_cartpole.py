@@ -28,9 +28,11 @@ steps, gradient norm <= 10. PPO: 8 envs x 32 steps, 20 epochs of minibatch
 256, gamma 0.98, lambda 0.8, no entropy bonus, learning rate 1e-3 and clip
 range 0.2 decaying linearly to 0 over 100k steps, value coefficient 0.5,
 gradient norm <= 0.5, 64-64 tanh policy and value networks with SB3's
-orthogonal initialisation. A2C: SB3's defaults on 8 envs, no entropy bonus
-for SB3; kusari-rl's A2C differs (learning rate 1e-3 decaying linearly to 0
-over 20k steps, GAE lambda 0.9; the line below lists it).
+orthogonal initialisation; kusari-rl's PPO differs in standardising
+observations by their running mean and standard deviation (clipped to +-5).
+A2C: SB3's defaults on 8 envs, no entropy bonus for SB3; kusari-rl's A2C
+differs (learning rate 1e-3 decaying linearly to 0 over 20k steps, GAE
+lambda 0.9). The lines below list kusari-rl's differences.
 Steps/s count training steps over training time (evaluations excluded)."""
 
 

@@ -142,3 +142,71 @@ def test_factories_use_the_printed_settings(bench):
     for algo, factory in bench.FACTORIES.items():
         assert factory.keywords == bench.SETTINGS[algo]
         assert f"kusari-rl {algo} settings" in bench.settings_note([algo])
+
+
+def test_ppo_normalize_obs_standardises_what_the_agent_sees(bench):
+    trainer = bench.make_ppo(0, normalize_obs=True, n_steps=4, epochs=1)
+    agent = trainer.agent
+    try:
+        norm = agent.obs_normalizer
+        assert isinstance(norm, bench.kusari_rl.links.EmpiricalNormalization)
+        assert norm.clip_threshold == 5.0
+        assert agent.update_interval == 4 * 8
+        # One rollout of 8 envs x 4 steps updates the running statistics.
+        trainer.train(32)
+        assert agent.n_updates == 1
+        assert float(norm.count) == 32
+        assert np.abs(norm.mean).max() > 0
+        plain = bench.make_ppo(0)
+        assert plain.agent.obs_normalizer is None
+        plain.close()
+    finally:
+        trainer.close()
+
+
+def test_dqn_stability_options_reach_the_agent(bench):
+    trainer = bench.make_dqn(
+        0,
+        double=True,
+        soft_update_tau=0.005,
+        minibatch_size=128,
+        n_step=3,
+        exploration_fraction=0.3,
+        eval_average_decay=0.999,
+        normalize_obs=True,
+    )
+    agent = trainer.agent
+    try:
+        assert agent.target_update_method == "soft"
+        assert agent.soft_update_tau == 0.005
+        assert agent.minibatch_size == 128
+        assert agent.replay_buffer.num_steps == 3
+        assert agent.explorer.compute_epsilon(15_000) == pytest.approx(0.04)
+        assert agent.eval_average_decay == 0.999
+        assert agent.obs_normalizer.clip_threshold == 5.0
+        plain = bench.make_dqn(0)
+        assert plain.agent.target_update_method == "hard"
+        assert plain.agent.obs_normalizer is None
+        plain.close()
+    finally:
+        trainer.close()
+
+
+def test_a2c_normalize_obs_and_entropy_reach_the_agent(bench):
+    trainer = bench.make_a2c(0, normalize_obs=True, entropy_coeff=0.005, gamma=0.995)
+    try:
+        assert trainer.agent.obs_normalizer.clip_threshold == 5.0
+        assert trainer.agent.entropy_coeff == 0.005
+        assert trainer.agent.gamma == 0.995
+    finally:
+        trainer.close()
+
+
+@pytest.mark.parametrize("algo", ["DQN", "PPO", "A2C"])
+def test_eval_average_decay_reaches_the_agent(bench, algo):
+    trainer = bench._MAKERS[algo](0, eval_average_decay=0.95)
+    try:
+        assert trainer.agent.eval_average_decay == 0.95
+        assert trainer.agent.eval_average_model is not None
+    finally:
+        trainer.close()

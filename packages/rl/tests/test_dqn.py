@@ -255,3 +255,58 @@ def test_load_agent_saved_before_its_first_update(tmp_path):
     other.load(str(tmp_path))  # no Adam moments in the file yet
     other.update([[_transition([1, 0], 0, 1.0, [0, 0], True)]])
     assert other.optimizer.t == 1
+
+
+def test_obs_normalizer_learns_from_training_acting_and_normalises_batches(tmp_path):
+    from kusari_rl.links import EmpiricalNormalization
+
+    norm = EmpiricalNormalization(2)
+    agent = _agent(obs_normalizer=norm)
+    seen = []
+    model_call = agent.model.forward
+
+    def spy(x):
+        seen.append(np.array(x))
+        return model_call(x)
+
+    agent.model.forward = spy
+    target_seen = []
+    target_call = agent.target_model.forward
+
+    def target_spy(x):
+        target_seen.append(np.array(x))
+        return target_call(x)
+
+    agent.target_model.forward = target_spy
+    obs = [as_f32([2.0, 4.0]), as_f32([4.0, 8.0]), as_f32([6.0, 12.0])]
+    for o in obs:
+        agent.act_and_train(o, 0.0)
+    # Each observation acted on in training counts once.
+    assert int(norm.count) == 3
+    np.testing.assert_allclose(norm.mean, [4.0, 8.0], rtol=1e-6)
+    # Evaluation acting does not move the statistics but is normalised.
+    agent.act(as_f32([4.0, 8.0]))
+    assert int(norm.count) == 3
+    np.testing.assert_allclose(seen[-1], [[0.0, 0.0]], atol=1e-6)
+    # Sampled minibatches: states and next states with today's statistics;
+    # the replay buffer keeps the raw observations.
+    seen.clear()
+    agent.update([[_transition([6.0, 12.0], 0, 1.0, [2.0, 4.0], False)]])
+    expected = norm(as_f32([[6.0, 12.0], [2.0, 4.0]]), update=False)
+    np.testing.assert_allclose(seen[-1], expected[:1], rtol=1e-5)
+    np.testing.assert_allclose(target_seen[-1], expected[1:], rtol=1e-5)
+    stored = [t[0]["state"] for t in agent.replay_buffer.sample(2)]
+    assert any(np.allclose(s, [2.0, 4.0]) for s in stored)
+    agent.save(str(tmp_path))
+    assert (tmp_path / "obs_normalizer.npz").exists()
+
+
+def test_obs_normalizer_is_refused_with_a_recurrent_model():
+    from kusari_rl.links import EmpiricalNormalization
+
+    with pytest.raises(ValueError, match="DQN: obs_normalizer is not supported"):
+        _agent(
+            recurrent=True,
+            obs_normalizer=EmpiricalNormalization(2),
+            buffer=replay_buffers.EpisodicReplayBuffer(100),
+        )

@@ -61,6 +61,46 @@ def test_a2c_save_load(tmp_path):
     )
 
 
+def test_a2c_obs_normalizer_learns_from_rollouts_and_feeds_the_model(tmp_path):
+    from kusari_rl.links import EmpiricalNormalization
+
+    norm = EmpiricalNormalization(4, clip_threshold=5.0)
+    agent = _a2c(n=4, update_steps=5, obs_normalizer=norm)
+    seen, fed = [], []
+    experience = norm.experience
+    pi_and_v = agent.model.pi_and_v
+
+    def spy_experience(x):
+        seen.append(np.array(x))
+        return experience(x)
+
+    def spy_pi_and_v(x):
+        fed.append(np.array(getattr(x, "array", x)))
+        return pi_and_v(x)
+
+    norm.experience = spy_experience
+    agent.model.pi_and_v = spy_pi_and_v
+    run_vector(agent, n_envs=4, steps=4 * 5 * 2)
+    # Updated with each rollout of 4 envs x 5 steps, before its update.
+    assert [len(x) for x in seen] == [20, 20]
+    assert int(norm.count) == 40
+    # The update's forward pass (the 20-row call) gets the rollout's raw
+    # states normalised with the statistics that include them.
+    update_inputs = [x for x in fed if len(x) == 20]
+    assert len(update_inputs) == 2
+    np.testing.assert_allclose(
+        update_inputs[-1], norm(seen[-1], update=False).array, rtol=1e-5, atol=1e-6
+    )
+    assert not np.allclose(update_inputs[-1], seen[-1])
+    # Acting (one row per env) sees normalised observations too.
+    assert all(np.abs(x).max() <= 5.0 for x in fed)
+    agent.save(str(tmp_path))
+    assert (tmp_path / "obs_normalizer.npz").exists()
+    other = _a2c(n=4, obs_normalizer=EmpiricalNormalization(4))
+    other.load(str(tmp_path))
+    np.testing.assert_allclose(other.obs_normalizer.mean, norm.mean)
+
+
 # ---- A3C --------------------------------------------------------------------
 
 

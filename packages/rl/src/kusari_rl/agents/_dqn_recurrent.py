@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import kusari
@@ -36,6 +36,10 @@ class RecurrentQMixin:
     train_recurrent_states: Any
     train_prev_recurrent_states: Any
     test_recurrent_states: Any
+    obs_normalizer: Any
+    # Provided by EvalAverageMixin.
+    _update_eval_average: Callable[[], None]
+    _eval_model: Callable[[], Any]
 
     def _compute_loss(self, exp_batch: dict[str, Any], errors_out: Any = None) -> Any:
         raise NotImplementedError
@@ -65,6 +69,7 @@ class RecurrentQMixin:
         if self.max_grad_norm is not None:
             clip_grad_norm(self.model, self.max_grad_norm)
         self.optimizer.update()
+        self._update_eval_average()
 
     def _forward(self, model: Any, exp_batch: dict[str, Any], key: str) -> Any:
         """Evaluate ``model`` on ``exp_batch[key]`` (``'state'``/``'next_state'``).
@@ -85,15 +90,25 @@ class RecurrentQMixin:
         with kusari.using_config("train", False), kusari.no_backprop_mode():
             xs = self.batch_states(batch_obs, self.device, self.phi)
             if not self.recurrent:
-                return self.model(xs)
+                if self.obs_normalizer is not None:
+                    if train:
+                        self.obs_normalizer.experience(xs)
+                    xs = self._normalize(xs)
+                return (self.model if train else self._eval_model())(xs)
             if train:
                 self.train_prev_recurrent_states = self.train_recurrent_states
                 av, rs = self.model(xs, self.train_recurrent_states)
                 self.train_recurrent_states = unwrap_recurrent_state(rs)
             else:
-                av, rs = self.model(xs, self.test_recurrent_states)
+                av, rs = self._eval_model()(xs, self.test_recurrent_states)
                 self.test_recurrent_states = unwrap_recurrent_state(rs)
             return av
+
+    def _normalize(self, xs: Any) -> Any:
+        """``xs`` normalised by ``obs_normalizer`` (statistics unchanged)."""
+        y = self.obs_normalizer(xs, update=False)
+        # A Variable when the normaliser clips, an array otherwise.
+        return getattr(y, "array", y)
 
     def _stored_recurrent_states(self, i: int) -> dict[str, Any]:
         """The states before and after ``last_state`` of env ``i``, to store

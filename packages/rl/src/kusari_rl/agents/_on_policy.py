@@ -200,6 +200,15 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
     def _evaluate(self, states: Any) -> tuple[Any, Any]:
         """``(distribution, values as an (n,) array)`` for a normalised batch."""
 
+    def _evaluate_eval(self, states: Any) -> tuple[Any, Any]:
+        """:meth:`_evaluate` for acting outside training (an agent with an
+        evaluation model, e.g. a weight average, overrides it)."""
+        return self._evaluate(states)
+
+    def _eval_model(self) -> Any:
+        """The (recurrent) model that acts outside training."""
+        return self.model
+
     @abstractmethod
     def _value_array(self, states: Any) -> numpy.ndarray:
         """``V(states)`` as a NumPy ``(n,)`` array, without a graph."""
@@ -216,9 +225,10 @@ class OnPolicyActingMixin(metaclass=ABCMeta):
     def _evaluate_step(self, states: Any, train: bool) -> tuple[Any, Any]:
         """:meth:`_evaluate`, advancing a recurrent model's hidden state."""
         if not self.recurrent:
-            return self._evaluate(states)
+            return self._evaluate(states) if train else self._evaluate_eval(states)
         key = "train_recurrent_states" if train else "test_recurrent_states"
-        (distrib, values), rs = self.model(states, getattr(self, key))
+        model = self.model if train else self._eval_model()
+        (distrib, values), rs = model(states, getattr(self, key))
         setattr(self, key, unwrap_recurrent_state(rs))
         return distrib, values.array.reshape(-1)
 

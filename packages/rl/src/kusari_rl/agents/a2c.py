@@ -13,6 +13,7 @@ import numpy
 import kusari
 import kusari.functions as F
 from kusari_rl import agent
+from kusari_rl.agents._eval_average import EvalAverageMixin
 from kusari_rl.agents._on_policy import OnPolicyActingMixin, compute_gae
 from kusari_rl.misc.batch_states import batch_states as default_batch_states
 
@@ -49,7 +50,12 @@ def _pi_and_v(model: Any, obs: Any) -> tuple[Any, Any]:
     return model(obs)
 
 
-class A2C(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
+class A2C(
+    agent.AttributeSavingMixin,
+    EvalAverageMixin,
+    OnPolicyActingMixin,
+    agent.BatchAgent,
+):
     """Advantage actor-critic on ``num_processes`` synchronous environments.
 
     Every ``update_steps`` steps (of all environments at once) the model takes
@@ -76,16 +82,26 @@ class A2C(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         average_entropy_decay: Decay of the ``average_entropy`` statistic.
         average_value_decay: Decay of the ``average_value`` statistic.
         batch_states: Function making a batch from observations.
+        eval_average_decay: Keep an exponential moving average of the
+            model's parameters, moved towards them with this decay after
+            every update, and act with it outside training
+            (``act``/``batch_act``, or inside ``eval_mode()``); collecting
+            rollouts and learning still use the live model. None (default):
+            evaluation acts with the live model, as in ChainerRL.
+        obs_normalizer: Optional ``EmpiricalNormalization`` link applied to
+            observations (as PPO's; not in ChainerRL's A2C); it is updated
+            with each rollout before the update.
     """
 
     process_idx = None
-    saved_attributes = ("model", "optimizer")
+    saved_attributes = ("model", "optimizer", "obs_normalizer", "eval_average_model")
     snapshot_attributes: Sequence[str] = (
         *OnPolicyActingMixin.snapshot_attributes,
         "t",
         "average_actor_loss",
         "average_value",
         "average_entropy",
+        "eval_average_updates",
     )
 
     def __init__(
@@ -107,6 +123,8 @@ class A2C(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         average_entropy_decay: float = 0.999,
         average_value_decay: float = 0.999,
         batch_states: Callable[..., Any] = default_batch_states,
+        eval_average_decay: float | None = None,
+        obs_normalizer: kusari.Link | None = None,
     ) -> None:
         if not isinstance(num_processes, int) or num_processes <= 0:
             raise ValueError(
@@ -120,6 +138,8 @@ class A2C(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         self.optimizer = optimizer
         if gpu is not None and gpu >= 0:
             model.to_gpu(gpu)
+            if obs_normalizer is not None:
+                obs_normalizer.to_gpu(gpu)
         self.gpu = gpu
         self.gamma = gamma
         self.num_processes = num_processes
@@ -136,7 +156,7 @@ class A2C(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         self.average_entropy_decay = average_entropy_decay
         self.average_value_decay = average_value_decay
         self.batch_states = batch_states
-        self.obs_normalizer = None
+        self.obs_normalizer = obs_normalizer
         self.xp = model.xp
         self.t = 0
 
@@ -147,9 +167,14 @@ class A2C(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         self.value_record = None
         self.entropy_record = None
         self._init_acting()
+        self._init_eval_average(eval_average_decay)
 
     def _evaluate(self, states: Any) -> tuple[Any, Any]:
         distrib, values = _pi_and_v(self.model, states)
+        return distrib, values.array.reshape(-1)
+
+    def _evaluate_eval(self, states: Any) -> tuple[Any, Any]:
+        distrib, values = _pi_and_v(self._eval_model(), states)
         return distrib, values.array.reshape(-1)
 
     def _value_array(self, states: Any) -> numpy.ndarray:
@@ -182,7 +207,11 @@ class A2C(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         returns = xp.asarray(
             (advs + data["values"]).reshape(-1, 1).astype(numpy.float32)
         )
-        distrib, values = _pi_and_v(self.model, data["states"])
+        states = data["states"]
+        if self.obs_normalizer is not None:
+            self.obs_normalizer.experience(states)
+            states = self.obs_normalizer(states, update=False)
+        distrib, values = _pi_and_v(self.model, states)
         log_probs = distrib.log_prob(data["actions"])
         entropy = F.mean(distrib.entropy)
         advantages = returns - values
@@ -196,6 +225,7 @@ class A2C(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         self.model.cleargrads()
         loss.backward()
         self.optimizer.update()
+        self._update_eval_average()
 
         self.average_actor_loss += (1 - self.average_actor_loss_decay) * (
             float(actor_loss.array) - self.average_actor_loss

@@ -21,6 +21,7 @@ import kusari
 import kusari.functions as F
 from kusari_rl.agent import AttributeSavingMixin, BatchAgent
 from kusari_rl.agents._dqn_recurrent import RecurrentQMixin
+from kusari_rl.agents._eval_average import EvalAverageMixin
 from kusari_rl.agents._recurrent import check_recurrent_model
 from kusari_rl.agents._value_losses import (
     clip_grad_norm,
@@ -59,7 +60,7 @@ def _identity(x: Any) -> Any:
     return x
 
 
-class DQN(RecurrentQMixin, AttributeSavingMixin, BatchAgent):
+class DQN(RecurrentQMixin, EvalAverageMixin, AttributeSavingMixin, BatchAgent):
     """Deep Q-Network.
 
     Args:
@@ -95,6 +96,14 @@ class DQN(RecurrentQMixin, AttributeSavingMixin, BatchAgent):
             sampled from an episodic replay buffer, starting each from its
             stored state.
         max_grad_norm: Clip the global gradient norm to this (None: no clip).
+        eval_average_decay: Act greedily outside training (``act``, or in
+            ``eval_mode()``) with a moving average of the Q-function's
+            weights, moved with this decay after every update. None: the
+            live Q-function, as in ChainerRL.
+        obs_normalizer: Optional ``EmpiricalNormalization`` (not with
+            ``recurrent``): updated with the observations acted on in
+            training; every batch the Q-function sees is normalised with it,
+            while the replay buffer keeps raw observations.
 
     Example:
         >>> import gymnasium as gym
@@ -109,7 +118,13 @@ class DQN(RecurrentQMixin, AttributeSavingMixin, BatchAgent):
         ...             replay_start_size=100)
     """
 
-    saved_attributes: Sequence[str] = ("model", "target_model", "optimizer")
+    saved_attributes: Sequence[str] = (
+        "model",
+        "target_model",
+        "optimizer",
+        "eval_average_model",
+        "obs_normalizer",
+    )
     # Extra state a resumable snapshot keeps (see experiments.snapshot).
     snapshot_attributes: Sequence[str] = (
         "t",
@@ -125,6 +140,7 @@ class DQN(RecurrentQMixin, AttributeSavingMixin, BatchAgent):
         "train_recurrent_states",
         "train_prev_recurrent_states",
         "test_recurrent_states",
+        "eval_average_updates",
     )
 
     def __init__(
@@ -152,9 +168,16 @@ class DQN(RecurrentQMixin, AttributeSavingMixin, BatchAgent):
         batch_states: Callable[..., Any] = default_batch_states,
         recurrent: bool = False,
         max_grad_norm: float | None = None,
+        eval_average_decay: float | None = None,
+        obs_normalizer: kusari.Link | None = None,
     ) -> None:
         name = type(self).__name__
         if recurrent:
+            if obs_normalizer is not None:
+                raise ValueError(
+                    f"{name}: obs_normalizer is not supported with recurrent="
+                    "True; normalise inside the recurrent model instead"
+                )
             check_recurrent_model(name, q_function, "q_function")
             if not isinstance(replay_buffer, AbstractEpisodicReplayBuffer):
                 raise TypeError(
@@ -183,6 +206,9 @@ class DQN(RecurrentQMixin, AttributeSavingMixin, BatchAgent):
         self.q_function = q_function  # ChainerRL's alias
         if gpu is not None and gpu >= 0:
             self.model.to_device(kusari.get_device(f"@cupy:{gpu}"))
+            if obs_normalizer is not None:
+                obs_normalizer.to_device(kusari.get_device(f"@cupy:{gpu}"))
+        self.obs_normalizer = obs_normalizer
         self.device = self.model.device
         self.xp = self.model.xp
         self.replay_buffer = replay_buffer
@@ -238,6 +264,7 @@ class DQN(RecurrentQMixin, AttributeSavingMixin, BatchAgent):
         self.target_model: Any = None
         self.sync_target_network()
         self.target_q_function = self.target_model  # ChainerRL's alias
+        self._init_eval_average(eval_average_decay)
 
     # ---- target network ----------------------------------------------------
 
@@ -267,6 +294,11 @@ class DQN(RecurrentQMixin, AttributeSavingMixin, BatchAgent):
             self.gamma,
             batch_states=self.batch_states,
         )
+        if self.obs_normalizer is not None:
+            # The buffer holds raw observations: normalise with today's
+            # statistics, as acting does.
+            for key in ("state", "next_state"):
+                exp_batch[key] = self._normalize(exp_batch[key])
         if has_weight and errors_out is None:
             errors_out = []
         loss = self._compute_loss(exp_batch, errors_out=errors_out)
@@ -280,6 +312,7 @@ class DQN(RecurrentQMixin, AttributeSavingMixin, BatchAgent):
         if self.max_grad_norm is not None:
             clip_grad_norm(self.model, self.max_grad_norm)
         self.optimizer.update()
+        self._update_eval_average()
 
     def _compute_target_values(self, exp_batch: dict[str, Any]) -> Any:
         target_next_qout = self._forward(self.target_model, exp_batch, "next_state")

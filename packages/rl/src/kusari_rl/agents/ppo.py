@@ -14,6 +14,7 @@ import numpy
 import kusari
 import kusari.functions as F
 from kusari_rl import agent
+from kusari_rl.agents._eval_average import EvalAverageMixin
 from kusari_rl.agents._on_policy import (
     OnPolicyActingMixin,
     compute_gae,
@@ -38,7 +39,12 @@ def _to_device_like(model: kusari.Link, gpu: int | None) -> None:
         model.to_gpu(gpu)
 
 
-class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
+class PPO(
+    agent.AttributeSavingMixin,
+    EvalAverageMixin,
+    OnPolicyActingMixin,
+    agent.BatchAgent,
+):
     """Proximal Policy Optimization with a clipped surrogate objective.
 
     Data from ``update_interval`` transitions (summed over environments) is
@@ -90,6 +96,12 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         value_loss_stats_window: Window of the ``average_value_loss`` statistic.
         policy_loss_stats_window: Window of the ``average_policy_loss``
             statistic.
+        eval_average_decay: Keep an exponential moving average of the
+            model's parameters, moved towards them with this decay after
+            every optimizer step, and act with it outside training
+            (``act``/``batch_act``, or inside ``eval_mode()``); collecting
+            rollouts and learning still use the live model. None (default):
+            evaluation acts with the live model, as in ChainerRL.
 
     Example:
         >>> import numpy as np, kusari
@@ -104,7 +116,7 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         True
     """
 
-    saved_attributes = ("model", "optimizer", "obs_normalizer")
+    saved_attributes = ("model", "optimizer", "obs_normalizer", "eval_average_model")
     snapshot_attributes: Sequence[str] = (
         *OnPolicyActingMixin.snapshot_attributes,
         "n_updates",
@@ -113,6 +125,7 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         "entropy_record",
         "value_loss_record",
         "policy_loss_record",
+        "eval_average_updates",
     )
 
     def __init__(
@@ -140,6 +153,7 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         entropy_stats_window: int = 1000,
         value_loss_stats_window: int = 100,
         policy_loss_stats_window: int = 100,
+        eval_average_decay: float | None = None,
     ) -> None:
         if recurrent:
             check_recurrent_model("PPO", model)
@@ -193,11 +207,16 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         self.explained_variance = float("nan")
         self.n_updates = 0
         self._init_acting()
+        self._init_eval_average(eval_average_decay)
 
     # ---- model evaluation ------------------------------------------------
 
     def _evaluate(self, states: Any) -> tuple[Any, Any]:
         distrib, values = self.model(states)
+        return distrib, values.array.reshape(-1)
+
+    def _evaluate_eval(self, states: Any) -> tuple[Any, Any]:
+        distrib, values = self._eval_model()(states)
         return distrib, values.array.reshape(-1)
 
     def _value_array(self, states: Any) -> numpy.ndarray:
@@ -259,6 +278,7 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
                 self.model.cleargrads()
                 loss.backward()
                 self.optimizer.update()
+                self._update_eval_average()
         self.n_updates += 1
 
     def _update_recurrent(
@@ -307,6 +327,7 @@ class PPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
                 model.cleargrads()
                 loss.backward()
                 self.optimizer.update()
+                self._update_eval_average()
 
     def _lossfun(
         self,
