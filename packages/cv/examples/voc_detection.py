@@ -72,7 +72,7 @@ def to_device(model: kusari.Link, gpu: int) -> None:
     """Move ``model`` to GPU ``gpu`` (none for a negative id)."""
     if gpu >= 0:
         kusari.backends.cuda.get_device_from_id(gpu).use()
-        model.to_gpu()
+        model.to_device(gpu)
 
 
 def run_trainer(trainer: Any, args: argparse.Namespace) -> None:

@@ -9,10 +9,11 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, TypeVar
 
 from kusari import backend
-from kusari.backends import cuda
+from kusari.backends import cuda, intel64
 
 _DR = TypeVar("_DR", bound="DeviceResident")
 
@@ -34,7 +35,7 @@ class DeviceResident:
         ...     def device_resident_accept(self, visitor):
         ...         super().device_resident_accept(visitor)
         ...         self.table = visitor.visit_array(self.table)
-        >>> Holder().to_cpu().xp is numpy
+        >>> Holder().to_device('@numpy').xp is numpy
         True
     """
 
@@ -45,6 +46,13 @@ class DeviceResident:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        for name in _LEGACY_TO_METHODS:
+            if name in cls.__dict__:
+                # Chainer 7 warns when a class body overrides the deprecated
+                # moves; old code doing so still works (see the visitor).
+                warnings.warn(
+                    f"Overriding method {name!r}.", DeprecationWarning, stacklevel=2
+                )
         cls._overridden_to_methods = tuple(
             name
             for name in _LEGACY_TO_METHODS
@@ -87,7 +95,13 @@ class DeviceResident:
         return self
 
     def to_cpu(self: _DR) -> _DR:
-        """Moves every array to the host (NumPy). Returns this object."""
+        """Moves every array to the host (NumPy). Returns this object.
+
+        .. deprecated::
+            As in Chainer 7, every call warns with a ``DeprecationWarning``;
+            use ``to_device('@numpy')``.
+        """
+        _warn_deprecated_move("to_cpu")
         visitor = _ToDeviceVisitor(backend.CpuDevice(), ("to_cpu", {}), self)
         self.device_resident_accept(visitor)
         return self
@@ -95,17 +109,41 @@ class DeviceResident:
     def to_gpu(self: _DR, device: Any = None) -> _DR:
         """Moves every array to a GPU (the current one if ``device`` is None).
 
+        .. deprecated::
+            As in Chainer 7, every call warns with a ``DeprecationWarning``;
+            use ``to_device('@cupy:N')``.
+
         Args:
             device: GPU id or ``cupy.cuda.Device``; ``None`` for the current.
 
         Returns:
             This object.
+
+        Raises:
+            RuntimeError: CuPy is not available (before any warning).
         """
         cuda.check_cuda_available()
+        _warn_deprecated_move("to_gpu")
         target = backend.get_device("@cupy" if device is None else device)
         visitor = _ToDeviceVisitor(target, ("to_gpu", {"device": device}), self)
         self.device_resident_accept(visitor)
         return self
+
+    def to_intel64(self: _DR) -> _DR:
+        """Chainer's move to an iDeep device, which kusari does not have.
+
+        .. deprecated::
+            Deprecated in Chainer 7 in favour of ``to_device('@intel64')``.
+
+        Raises:
+            RuntimeError: Always: iDeep is not available in kusari (checked
+                first, as Chainer does, so no warning is emitted).
+        """
+        intel64.check_ideep_available()
+        # Unreachable while iDeep is unavailable; kept so the order of checks
+        # and warnings stays Chainer's if a backend ever appears.
+        _warn_deprecated_move("to_intel64")  # pragma: no cover
+        return self  # pragma: no cover
 
 
 class DeviceResidentsVisitor:
@@ -137,7 +175,23 @@ class DeviceResidentsVisitor:
         raise NotImplementedError
 
 
-_LEGACY_TO_METHODS = ("to_cpu", "to_gpu")
+_LEGACY_TO_METHODS = ("to_cpu", "to_gpu", "to_intel64")
+# The to_device spelling each deprecated move names in its warning (Chainer's
+# words, which user code and tests match).
+_DEVICE_NAMES = {"to_cpu": "@numpy", "to_gpu": "@cupy:N", "to_intel64": "@intel64"}
+
+
+def _warn_deprecated_move(method: str) -> None:
+    # stacklevel 3: attribute the warning to the caller of to_cpu/to_gpu, so
+    # Python's default filters show it for code run as __main__.
+    warnings.warn(
+        f"{method} is deprecated. Please use to_device('{_DEVICE_NAMES[method]}') "
+        "instead.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
 _LegacyCall = tuple[str, dict[str, Any]]
 
 

@@ -301,7 +301,8 @@ def test_device_and_xp_default_cpu():
     link = make_link()
     assert link.xp is numpy
     assert link.device == kusari.get_device("@numpy")
-    assert link.to_cpu() is link
+    with pytest.warns(DeprecationWarning, match="to_cpu is deprecated"):
+        assert link.to_cpu() is link
     assert link.to_device("@numpy") is link
     assert isinstance(link.p, numpy.ndarray)
 
@@ -321,14 +322,15 @@ def test_to_gpu_without_cuda():
 )
 def test_to_gpu_moves_params_and_persistents():
     cupy = pytest.importorskip("cupy")
-    link = make_link().to_gpu()
+    with pytest.warns(DeprecationWarning, match="to_gpu is deprecated"):
+        link = make_link().to_gpu()
     assert link.xp is cupy
     assert isinstance(link.x.array, cupy.ndarray)
     assert isinstance(link.p, cupy.ndarray)
     assert link.count == 3
     link.y.initialize((2,))
     assert isinstance(link.y.array, cupy.ndarray)
-    link.to_cpu()
+    link.to_device("@numpy")
     assert isinstance(link.x.array, numpy.ndarray) and isinstance(link.p, numpy.ndarray)
 
 

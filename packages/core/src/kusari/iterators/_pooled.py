@@ -187,5 +187,20 @@ class PooledIterator(StatefulIterator):
         with contextlib.suppress(Exception):
             self.finalize()
 
+    def __copy__(self) -> PooledIterator:
+        """An iterator at the same position with no workers of its own yet.
+
+        Chainer code copies iterators with :func:`copy.copy` to replay an
+        epoch (Chainer 7 supported it for backward compatibility). The copy
+        shares the dataset and order sampler, starts from the published
+        position (what the next ``next()`` of this iterator would return) and
+        starts its own pool on first use: batches prefetched here are not
+        shared, so finalizing either iterator never stalls the other.
+        """
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._init_pool_state()
+        return other
+
     def __getstate__(self) -> dict[str, Any]:
         raise TypeError(f"{type(self).__name__} cannot be pickled (it owns a pool)")

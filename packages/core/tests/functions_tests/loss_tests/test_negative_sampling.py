@@ -118,7 +118,8 @@ def test_walker_alias_shape_and_tables():
     assert sampler.values.dtype == np.int32 and sampler.values.shape == (6,)
     assert not sampler.use_gpu
     assert sampler.to_device("@numpy") is sampler
-    assert sampler.to_cpu() is sampler
+    with pytest.warns(DeprecationWarning, match="to_cpu is deprecated"):
+        assert sampler.to_cpu() is sampler
 
 
 def test_walker_alias_single_outcome():

@@ -39,3 +39,15 @@ def test_bad_axis():
 def test_int_input():
     with pytest.raises(type_check.InvalidType, match="cumsum"):
         F.cumsum(np.ones(3, np.int32), axis=0)
+
+
+@pytest.mark.parametrize("fn", [F.cumsum, F.cumprod])
+@pytest.mark.parametrize("axis", [3, -4])
+def test_axis_out_of_bounds_is_invalid_type_and_value_error(fn, axis):
+    # Chainer reported it from the type check; kusari code catches ValueError.
+    x = np.ones((2, 3, 4), np.float32)
+    with pytest.raises(type_check.InvalidType, match="out of bounds") as info:
+        fn(x, axis)
+    assert isinstance(info.value, ValueError)
+    assert info.value.expect == "-3 <= axis < 3"
+    assert info.value.actual == f"axis = {axis}"

@@ -137,9 +137,9 @@ class A2C(
         self.model = model
         self.optimizer = optimizer
         if gpu is not None and gpu >= 0:
-            model.to_gpu(gpu)
+            model.to_device(gpu)
             if obs_normalizer is not None:
-                obs_normalizer.to_gpu(gpu)
+                obs_normalizer.to_device(gpu)
         self.gpu = gpu
         self.gamma = gamma
         self.num_processes = num_processes

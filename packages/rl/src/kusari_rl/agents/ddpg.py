@@ -136,7 +136,7 @@ class DDPG(ReplayActorCritic):
             )
         self.model = model
         if gpu is not None and gpu >= 0:
-            self.model.to_gpu(gpu)
+            self.model.to_device(gpu)
         self.xp = self.model.xp
         self.gpu = gpu
         self.gamma = gamma

@@ -36,7 +36,7 @@ def _mean_or_nan(xs: Any) -> float:
 
 def _to_device_like(model: kusari.Link, gpu: int | None) -> None:
     if gpu is not None and gpu >= 0:
-        model.to_gpu(gpu)
+        model.to_device(gpu)
 
 
 class PPO(

@@ -147,7 +147,7 @@ class SoftActorCritic(ReplayActorCritic):
         self.q_func2 = q_func2
         if gpu is not None and gpu >= 0:
             for link in (policy, q_func1, q_func2):
-                link.to_gpu(gpu)
+                link.to_device(gpu)
         self.xp = policy.xp
         self.gpu = gpu
         self.gamma = gamma
@@ -162,7 +162,7 @@ class SoftActorCritic(ReplayActorCritic):
         if entropy_target is not None:
             self.temperature_holder = TemperatureHolder(math.log(initial_temperature))
             if gpu is not None and gpu >= 0:
-                self.temperature_holder.to_gpu(gpu)
+                self.temperature_holder.to_device(gpu)
             if temperature_optimizer is None:
                 temperature_optimizer = kusari.optimizers.Adam()
             temperature_optimizer.setup(self.temperature_holder)

@@ -118,7 +118,7 @@ class TD3(ReplayActorCritic):
         self.q_func2 = q_func2
         if gpu is not None and gpu >= 0:
             for link in (policy, q_func1, q_func2):
-                link.to_gpu(gpu)
+                link.to_device(gpu)
         self.xp = policy.xp
         self.gpu = gpu
         self.gamma = gamma

@@ -178,7 +178,7 @@ class TRPO(agent.AttributeSavingMixin, OnPolicyActingMixin, agent.BatchAgent):
         if gpu is not None and gpu >= 0:
             for link in (policy, vf, obs_normalizer):
                 if link is not None:
-                    link.to_gpu(gpu)
+                    link.to_device(gpu)
         self.gamma = gamma
         self.lambd = lambd
         self.phi = phi

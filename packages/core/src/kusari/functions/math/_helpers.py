@@ -84,12 +84,23 @@ def move_axis_last(x: Any, axis: int) -> tuple[Any, tuple[int, ...] | None]:
     return transpose(x, perm), inv
 
 
+class AxisOutOfBoundsError(type_check.InvalidType, ValueError):
+    """An ``axis`` outside ``[-ndim, ndim)``.
+
+    Chainer's ``cumsum``/``cumprod`` reported it from their type check
+    (:class:`~kusari.utils.type_check.InvalidType`); kusari raised
+    ``ValueError``. Being both keeps code written for either working.
+    """
+
+
 def normalize_int_axis(axis: Any, ndim: int, fname: str) -> int:
     if not isinstance(axis, (int, numpy.integer)) or isinstance(axis, bool):
         raise TypeError(f"{fname}: axis must be an int or None, got {axis!r}")
     if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(
-            f"{fname}: axis {axis} is out of bounds for an array of ndim {ndim}"
+        raise AxisOutOfBoundsError(
+            f"{-ndim} <= axis < {ndim}",
+            f"axis = {axis}",
+            f"{fname}: axis {axis} is out of bounds for an array of ndim {ndim}",
         )
     return int(axis) % max(ndim, 1)
 
