@@ -9,7 +9,7 @@ import pytest
 
 import kusari
 import kusari.functions as F
-from kusari import _backprop
+from kusari import _backprop, _backprop_steps
 
 
 def _v(*values: float) -> kusari.Variable:
@@ -125,7 +125,7 @@ def test_large_gradients_are_summed_over_the_threads(monkeypatch) -> None:
         return x.grad
 
     one = grads(1)
-    monkeypatch.setattr(_backprop, "_BIG", 16)
+    monkeypatch.setattr(_backprop_steps, "_BIG", 16)
     monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
     calls = []
     original = threads.elementwise

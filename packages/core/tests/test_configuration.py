@@ -159,3 +159,98 @@ def test_show_aligns_values_one_space_after_the_longest_key():
     out = io.StringIO()
     kusari.configuration.GlobalConfig().show(out)
     assert out.getvalue() == ""
+
+
+# -- the snapshot of the keys the autograd core reads (configuration._hot) --
+
+
+def _snapshot_is_current():
+    hot = kusari.configuration._hot
+    return hot.generation == kusari.configuration._generation[0]
+
+
+def test_entering_no_backprop_mode_refreshes_this_threads_snapshot():
+    hot = kusari.configuration._hot
+    with kusari.no_backprop_mode():
+        # Before any operation has run: the change itself refreshed it.
+        assert _snapshot_is_current()
+        assert hot.enable_backprop is False
+        with kusari.using_config("type_check", False):
+            assert _snapshot_is_current() and hot.type_check is False
+            assert hot.plain is True
+        assert hot.type_check is True and hot.plain is False
+    assert _snapshot_is_current() and hot.enable_backprop is True
+
+
+@pytest.mark.parametrize("op", ["relu", "linear", "tanh", "sum"])
+def test_first_op_inside_no_backprop_mode_records_no_creator(op):
+    x = Variable(np.ones((2, 3), np.float32))
+    w = Variable(np.ones((4, 3), np.float32))
+    calls = {
+        "relu": lambda: F.relu(x),
+        "linear": lambda: F.linear(x, w),
+        "tanh": lambda: F.tanh(x),
+        "sum": lambda: F.sum(x),
+    }
+    assert calls[op]().creator is not None  # the graph is on outside
+    with kusari.no_backprop_mode():
+        y = calls[op]()
+    assert y.creator is None and y.requires_grad
+    with kusari.no_backprop_mode(), kusari.force_backprop_mode():
+        assert calls[op]().creator is not None
+
+
+def test_change_in_another_thread_is_seen_by_the_next_op_here():
+    # Only the changing thread's snapshot is refreshed at once; this one is
+    # left stale and FunctionNode.apply notices that from the generation.
+    x = Variable(np.ones(3, np.float32))
+    F.relu(x)  # this thread's snapshot is current
+    changer = threading.Thread(
+        target=setattr, args=(kusari.global_config, "enable_backprop", False)
+    )
+    try:
+        changer.start()
+        changer.join()
+        assert not _snapshot_is_current()
+        assert F.relu(x).creator is None
+        assert x * 2 is not None and (x * 2).creator is None
+    finally:
+        kusari.global_config.enable_backprop = True
+    assert F.relu(x).creator is not None
+
+
+def test_missing_hot_key_leaves_the_snapshot_stale_without_error():
+    # While `import kusari` sets the defaults one key at a time, a change
+    # happens before every hot key exists; the refresh must then neither
+    # raise nor mark a half-updated snapshot as current.
+    local = kusari.config.__dict__
+    had_local = "debug" in local
+    saved_local = local.pop("debug", None)  # e.g. left by kusari.set_debug
+    saved = kusari.global_config.debug
+    del kusari.global_config.debug
+    try:
+        assert not _snapshot_is_current()
+        kusari.global_config.train = True  # another change, still no `debug`
+        assert not _snapshot_is_current()
+    finally:
+        if had_local:
+            local["debug"] = saved_local
+        kusari.global_config.debug = saved
+    assert _snapshot_is_current()
+    assert kusari.configuration._hot.debug is kusari.config.debug
+
+
+def test_reading_the_snapshot_without_a_hot_key_names_the_key():
+    local = kusari.config.__dict__
+    had_local = "type_check" in local
+    saved_local = local.pop("type_check", None)
+    saved = kusari.global_config.type_check
+    del kusari.global_config.type_check
+    try:
+        with pytest.raises(AttributeError, match="no key 'type_check'"):
+            kusari.configuration.hot_flags()
+    finally:
+        if had_local:
+            local["type_check"] = saved_local
+        kusari.global_config.type_check = saved
+    assert kusari.configuration.hot_flags().type_check is kusari.config.type_check

@@ -105,6 +105,17 @@ _generation = [0]
 
 def _bump_generation() -> None:
     _generation[0] += 1
+    # Refresh this thread's snapshot at once: code that reads `_hot` then
+    # sees the new values from the very first operation inside the block
+    # (a `with no_backprop_mode():` records no graph from its first op). A
+    # change made in another thread (global_config) still leaves this
+    # thread's snapshot stale, which is why readers also compare generations.
+    try:
+        _refresh(_hot)
+    except KeyError:
+        # A hot key is not set yet: `import kusari` is still setting the
+        # defaults one by one. The snapshot stays stale until first use.
+        pass
 
 
 class _HotFlags(threading.local):
@@ -124,12 +135,37 @@ def hot_flags() -> _HotFlags:
     """Return this thread's snapshot of the keys the autograd core reads."""
     h = _hot
     if h.generation != _generation[0]:
-        h.generation = _generation[0]
-        h.enable_backprop = config.enable_backprop
-        h.type_check = config.type_check
-        h.debug = config.debug
-        h.plain = not (h.enable_backprop or h.type_check or h.debug)
+        try:
+            _refresh(h)
+        except KeyError as e:
+            # As reading `config.<key>` would say.
+            raise AttributeError(
+                f"kusari.global_config has no key {e.args[0]!r}"
+            ) from None
     return h
+
+
+def _refresh(h: _HotFlags) -> None:
+    generation = _generation[0]
+    # What `config.<key>` returns (this thread's value, else the global
+    # one), read from the dicts behind it: every change of the configuration
+    # refreshes, and LocalConfig.__getattr__ would cost a Python call a key.
+    # All keys are read before anything is stored, so a missing key (a
+    # KeyError) leaves the snapshot marked stale rather than half updated.
+    local = config.__dict__
+    shared = global_config._values
+    enable_backprop = (
+        local["enable_backprop"]
+        if "enable_backprop" in local
+        else shared["enable_backprop"]
+    )
+    type_check = local["type_check"] if "type_check" in local else shared["type_check"]
+    debug = local["debug"] if "debug" in local else shared["debug"]
+    h.enable_backprop = enable_backprop
+    h.type_check = type_check
+    h.debug = debug
+    h.plain = not (enable_backprop or type_check or debug)
+    h.generation = generation
 
 
 global_config = GlobalConfig()

@@ -29,9 +29,11 @@ from typing import Any
 import numpy
 
 from kusari import _backprop, function_hook
+from kusari import _function_node_support as _support
+from kusari._function_node_support import as_input as _as_input
+from kusari._grad import grad  # noqa: F401  (Chainer's kusari.function_node.grad)
 from kusari.backends import cuda
 from kusari.configuration import _generation, _hot, hot_flags
-from kusari.utils import type_check
 from kusari.variable import (
     Variable,
     VariableNode,
@@ -105,6 +107,10 @@ class FunctionNode:
     def label(self) -> str:
         """A short name for messages and graphs (the class name by default)."""
         return type(self).__name__
+
+    # Chainer's name of the class that implements the function (the
+    # wrapped Function's for an old-style one); TimerHook reports it.
+    _impl_name = property(_support.impl_name)
 
     @property
     def output_data(self) -> tuple[Any, ...]:
@@ -337,71 +343,14 @@ class FunctionNode:
             self._check_nan_in_forward(in_data, outputs)
         return outputs
 
-    def _forward_in_context(self, in_data: tuple[Any, ...]) -> Any:
-        """``forward`` between the function hooks, on the inputs' GPU."""
-        hooks = self._all_hooks()
-        for hook in hooks:
-            hook.forward_preprocess(self, in_data)
-        if _cuda_available and in_data and isinstance(in_data[0], cuda.ndarray):
-            with in_data[0].device:
-                outputs = self.forward(in_data)
-        else:
-            outputs = self.forward(in_data)
-        for hook in hooks:
-            hook.forward_postprocess(self, in_data)
-        return outputs
-
-    def _raise_not_array(self, y: Any) -> None:
-        raise TypeError(
-            f"forward output must be a tuple of ndarrays "
-            f"({self.label})\n{self.label}.forward returned "
-            f"{type(y).__name__} among its outputs (wrap scalars "
-            "with kusari.utils.force_array)"
-        )
-
-    def _all_hooks(self) -> list[Any]:
-        hooks = list(function_hook.get_function_hooks().values())
-        if self._local_function_hooks:
-            hooks.extend(self._local_function_hooks.values())
-        return hooks
-
-    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
-        try:
-            self.check_type_forward(type_check.LightTypeInfoTuple(in_data))
-            return
-        except (type_check.InvalidType, AttributeError, TypeError):
-            pass  # explained below: a missing array, or a full-mode re-check
-        for i, d in enumerate(in_data):
-            if d is None:
-                raise RuntimeError(
-                    f"{self.label}: input {i} has no array (data is None). A "
-                    "Parameter was used before it was initialized: call "
-                    "param.initialize(shape), or let its link infer the shape "
-                    "on its first call."
-                )
-        in_types = type_check.get_types(in_data, "in_types", False)
-        try:
-            with type_check.get_function_check_context(self):
-                self.check_type_forward(in_types)
-        except type_check.InvalidType as e:
-            msg = f"\nInvalid operation is performed in: {self.label} (Forward)\n\n{e}"
-            raise type_check.InvalidType(e.expect, e.actual, msg=msg) from None
-        # The light check failed where the full one passed: a check written
-        # only for full mode. Trust the full check.
-
-    def _check_nan_in_forward(
-        self, in_data: tuple[Any, ...], outputs: tuple[Any, ...]
-    ) -> None:
-        for y in outputs:
-            if y.dtype.kind == "f" and bool(numpy.isnan(_to_host_any(y)).any()):
-                shapes = ", ".join(
-                    f"{getattr(x, 'shape', None)} {getattr(x, 'dtype', None)}"
-                    for x in in_data
-                )
-                raise RuntimeError(
-                    f"NaN is detected on forward computation of {self.label} "
-                    f"(inputs: {shapes})"
-                )
+    # Off the hot path, in a module of their own (see
+    # kusari._function_node_support); bound here as methods, so calling them
+    # costs what calling methods written here would.
+    _forward_in_context = _support.forward_in_context
+    _all_hooks = _support.all_hooks
+    _raise_not_array = _support.raise_not_array
+    _check_data_type_forward = _support.check_data_type_forward
+    _check_nan_in_forward = _support.check_nan_in_forward
 
     def check_type_forward(self, in_types: Any) -> None:
         """Check the inputs' types; override with ``type_check.expect`` calls."""
@@ -517,35 +466,7 @@ class FunctionNode:
             raise RuntimeError(_backprop.freed_message(self))
         return retained
 
-    def get_retained_outputs(self) -> tuple[Variable, ...]:
-        """The retained outputs as Variables (connected to the graph)."""
-        indexes = self._output_indexes_to_retain
-        if indexes is None:
-            return ()
-        outputs = self.outputs
-        assert outputs is not None
-        retained = self._retained_output_data
-        if retained is None:
-            raise RuntimeError(_backprop.freed_message(self))
-        ret = []
-        new_outputs = None
-        for index, data in zip(indexes, retained):
-            node = outputs[index]()
-            if node is None:
-                # Nobody holds this output any more: rebuild it from the
-                # retained array so backward graphs can still refer to it.
-                var = _new_output(data, self, self.rank + 1)
-                if new_outputs is None:
-                    new_outputs = list(outputs)
-                new_outputs[index] = weakref.ref(var._node)  # type: ignore[arg-type]
-            else:
-                var = node.get_variable()
-                if var._data is None:
-                    var._data = data
-            ret.append(var)
-        if new_outputs is not None:
-            self.outputs = tuple(new_outputs)
-        return tuple(ret)
+    get_retained_outputs = _support.get_retained_outputs
 
     def unchain(self) -> None:
         """Detach this function from its outputs and drop its inputs."""
@@ -578,106 +499,3 @@ def _defining_class(cls: type, name: str) -> type:
         if name in klass.__dict__:
             return klass
     raise AttributeError(name)
-
-
-def _as_input(x: Any, func: FunctionNode) -> Variable:
-    if isinstance(x, _array_types):
-        return _new_variable(x, False)
-    raise TypeError(
-        f"{func.label}: inputs must be Variables or ndarrays, got "
-        f"{type(x).__module__}.{type(x).__name__}"
-    )
-
-
-def _to_host_any(x: Any) -> Any:
-    return x if isinstance(x, numpy.ndarray) else cuda.to_cpu(x)
-
-
-def grad(
-    outputs: Sequence[Variable],
-    inputs: Sequence[Variable],
-    grad_outputs: Sequence[Any] | None = None,
-    grad_inputs: Sequence[Any] | None = None,
-    set_grad: bool = False,
-    retain_grad: bool = False,
-    enable_double_backprop: bool = False,
-    loss_scale: float | None = None,
-) -> list[Variable | None]:
-    """Gradients of ``outputs`` with respect to ``inputs``.
-
-    Unlike :meth:`Variable.backward` this touches no ``grad`` attribute
-    (unless ``set_grad``) and stops at ``inputs``.
-
-    Args:
-        outputs: Output Variables.
-        inputs: Variables to differentiate with respect to.
-        grad_outputs: Initial gradients of the outputs (default: their
-            ``grad_var``, or ones for single-element outputs).
-        grad_inputs: Initial gradients added to the inputs' results.
-        set_grad: Also store the results in ``inputs[i].grad_var``.
-        retain_grad: Store the gradients of intermediate variables.
-        enable_double_backprop: Make the results differentiable.
-        loss_scale: Multiply the initial gradients by this.
-
-    Returns:
-        One gradient Variable (or None where unreachable) per input.
-
-    Example:
-        >>> import numpy as np
-        >>> import kusari
-        >>> x = kusari.Variable(np.array([3.], dtype=np.float32))
-        >>> gx, = kusari.grad([x * x * x], [x], enable_double_backprop=True)
-        >>> gx.array
-        array([27.], dtype=float32)
-    """
-    outputs = list(outputs)
-    inputs = list(inputs)
-    for v in outputs + inputs:
-        if not isinstance(v, Variable):
-            raise TypeError(
-                "kusari.grad: outputs and inputs must be Variables, got "
-                f"{type(v).__name__}"
-            )
-    if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
-    elif len(grad_outputs) != len(outputs):
-        raise ValueError(
-            f"kusari.grad: {len(outputs)} outputs but {len(grad_outputs)} grad_outputs"
-        )
-    gys = [
-        _backprop.initial_grad(y, gy, loss_scale, "kusari.grad")
-        for y, gy in zip(outputs, grad_outputs)
-    ]
-    for y in outputs:
-        # A gradient made by an old-style Function has no record of how.
-        if y._node is not None and y._node._old_style_grad_generator is not None:
-            _backprop.raise_old_style_twice(y._node)
-    in_nodes = [x.node for x in inputs]
-    init = None
-    if grad_inputs is not None:
-        if len(grad_inputs) != len(inputs):
-            raise ValueError(
-                f"kusari.grad: {len(inputs)} inputs but {len(grad_inputs)} grad_inputs"
-            )
-        init = {}
-        for node, g in zip(in_nodes, grad_inputs):
-            if g is not None:
-                init[node] = (
-                    g if isinstance(g, Variable) else Variable(g, requires_grad=False)
-                )
-    result = _backprop.run(
-        [y.node for y in outputs],
-        gys,
-        retain_grad,
-        enable_double_backprop,
-        loss_scale,
-        stop_nodes=set(in_nodes),
-        initial_input_grads=init,
-        set_leaf_grads=False,
-        free_graph=False,
-    )
-    ret = [result.get(node) for node in in_nodes]
-    if set_grad:
-        for x, gx in zip(inputs, ret):
-            x._grad_var = gx
-    return ret

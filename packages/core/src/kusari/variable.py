@@ -14,215 +14,27 @@ the arrays of intermediate results are freed as soon as user code drops them.
 from __future__ import annotations
 
 import warnings
-import weakref
 from typing import TYPE_CHECKING, Any, cast
 
-import numpy
+from kusari import _variable_node, _variable_print, backend
 
-from kusari import backend
+# VariableNode and the helpers of the autograd core live in _variable_node
+# and _variable_print; kusari.variable keeps every name it has always had.
+from kusari._variable_node import (  # noqa: F401
+    VariableNode,
+    _array_types,
+    _check_grad_type,
+    _is_array,
+    _new_output,
+    _node_new,
+    _ref,
+)
+from kusari._variable_print import variable_repr, variable_str
 from kusari.backends import cuda
 from kusari.types import DeviceSpec, NdArray
 
 if TYPE_CHECKING:
     from kusari.parameter import Parameter  # noqa: F401  (re-exported, see __getattr__)
-
-_array_types: tuple[type, ...] = (numpy.ndarray,)
-if cuda.available:  # pragma: no cover - needs CuPy
-    _array_types = (numpy.ndarray, cuda.ndarray)
-
-
-def _is_array(x: Any) -> bool:
-    return isinstance(x, _array_types)
-
-
-class VariableNode:
-    """The graph-side half of a :class:`Variable`.
-
-    Functions keep nodes of their inputs, and outputs' nodes point back to
-    their creator. A node outlives its variable when the graph still needs it;
-    it keeps the array only if a function retained it.
-    """
-
-    __slots__ = (
-        "__weakref__",
-        "_variable",
-        "creator_node",
-        "data",
-        "dtype",
-        "name",
-        "rank",
-        "requires_grad",
-        "shape",
-        "_old_style_grad_generator",
-    )
-
-    def __init__(
-        self, variable: Variable, name: str | None = None, **kwargs: Any
-    ) -> None:
-        if kwargs:
-            if "grad" in kwargs:
-                raise ValueError(
-                    'unexpected keyword argument "grad": pass the gradient to '
-                    "Variable instead"
-                )
-            raise TypeError(
-                "VariableNode() got unexpected keyword arguments: "
-                + ", ".join(sorted(kwargs))
-            )
-        self._variable = weakref.ref(variable)
-        self.creator_node: Any = None
-        self.rank = 0
-        self.name = name
-        self.requires_grad = variable._requires_grad
-        self.data: Any = None
-        self._old_style_grad_generator: str | None = None
-        arr = variable._data
-        if arr is None:
-            self.shape: tuple[int, ...] | None = None
-            self.dtype: Any = None
-        else:
-            self.shape = arr.shape
-            self.dtype = arr.dtype
-
-    @property
-    def creator(self) -> Any:
-        """The function that made this node (old-style ``Function`` unwrapped)."""
-        node = self.creator_node
-        if node is None:
-            return None
-        if getattr(type(node), "_wraps_old_style_function", False):
-            return node.function
-        return node
-
-    @creator.setter
-    def creator(self, func: Any) -> None:
-        self.set_creator(func)
-
-    @property
-    def label(self) -> str:
-        if self.shape == ():
-            return str(self.dtype)
-        return f"({', '.join(map(str, self.shape or ()))}), {self.dtype}"
-
-    @property
-    def grad(self) -> Any:
-        var = self._variable()
-        return None if var is None else var.grad
-
-    @property
-    def grad_var(self) -> Variable | None:
-        var = self._variable()
-        return None if var is None else var._grad_var
-
-    def get_variable(self) -> Variable:
-        """The variable of this node, rebuilt from the retained array if gone."""
-        var = self._variable()
-        if var is not None:
-            return var
-        var = Variable.__new__(Variable)
-        var._data = self.data
-        var._requires_grad = self.requires_grad
-        var._node = self
-        if self.name is not None:
-            var._name = self.name
-        self._variable = weakref.ref(var)
-        return var
-
-    def get_variable_or_none(self) -> Variable | None:
-        return self._variable()
-
-    def set_creator(self, creator: Any) -> None:
-        self.set_creator_node(getattr(creator, "node", creator))
-
-    def set_creator_node(self, creator_node: Any) -> None:
-        """Record ``creator_node`` as this node's creator (rank one above it)."""
-        if hasattr(creator_node, "_owned_node"):
-            # An old-style Function: the graph holds its adapter node.
-            creator_node = creator_node.node
-        self.creator_node = creator_node
-        if creator_node is not None:
-            self.rank = creator_node.rank + 1
-
-    def unchain(self) -> None:
-        """Forget the creator, making this node a leaf."""
-        self.creator_node = None
-
-    def retain_data(self) -> None:
-        var = self._variable()
-        if var is None:
-            raise RuntimeError(
-                "cannot retain the data of a node whose variable is gone"
-            )
-        self.data = var._data
-
-    def __repr__(self) -> str:
-        return f"<VariableNode {self.name or ''} {self.label}>"
-
-
-def _new_output(data: Any, creator: Any, rank: int) -> Variable:
-    """A new output of function ``creator``: its Variable and its node.
-
-    The one constructor of graph outputs. It skips ``__init__``'s argument
-    checks, which the function's forward has made unnecessary; every output
-    is built here so that the fields a node needs are set in one place.
-    """
-    v = _var_new(Variable)
-    v._data = data
-    v._requires_grad = True
-    node = _node_new(VariableNode)
-    node._variable = _ref(v)
-    node.creator_node = creator
-    node.rank = rank
-    node.name = None
-    node.requires_grad = True
-    node.data = None
-    node._old_style_grad_generator = None
-    node.shape = data.shape
-    node.dtype = data.dtype
-    v._node = node
-    return v
-
-
-_node_new = object.__new__
-_var_new = object.__new__
-_ref = weakref.ref
-
-
-def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
-    """Raise a clear error when a gradient does not match its variable."""
-    data = x.data if is_node_x else x._data
-    if gx is None or (data is None and not is_node_x):
-        return
-    shape = x.shape
-    dtype = x.dtype
-    if shape is None:
-        return
-    # Chainer's exception types: TypeError for a wrong kind of array or
-    # dtype, ValueError for a wrong shape.
-    exc_type: type[Exception] = TypeError
-    if not _is_array(gx):
-        msg = (
-            f"Type of grad is invalid:\nExpected: ndarray\nActual: {type(gx).__name__}"
-        )
-    elif data is not None and type(gx) is not type(data):
-        msg = (
-            f"Type of data and grad mismatch\ngrad: {type(gx).__name__} != "
-            f"data: {type(data).__name__}"
-        )
-    elif gx.dtype != dtype:
-        msg = f"Dtype of data and grad mismatch\ngrad: {gx.dtype} != data: {dtype}"
-    elif gx.shape != shape:
-        msg = f"Shape of data and grad mismatch\ngrad: {gx.shape} != data: {shape}"
-        exc_type = ValueError
-    else:
-        return
-    if func is not None:
-        impl = getattr(func, "function", None) or func
-        msg = (
-            f"Function `{type(impl).__name__}` ({func.label}) has a bug: it "
-            f"returned a gradient that does not match its input.\n{msg}"
-        )
-    raise exc_type(msg)
 
 
 class Variable:
@@ -520,18 +332,8 @@ class Variable:
     def unchain_backward(self) -> None:
         """Cut every link of the graph behind this variable (truncated BPTT)."""
         node = self._node
-        if node is None or node.creator_node is None:
-            return
-        stack = [node.creator_node]
-        seen = {id(node.creator_node)}
-        while stack:
-            func = stack.pop()
-            for x in func.inputs or ():
-                f = x.creator_node
-                if f is not None and id(f) not in seen:
-                    seen.add(id(f))
-                    stack.append(f)
-            func.unchain()
+        if node is not None:
+            _variable_node.unchain_backward(node)
 
     # -- devices -------------------------------------------------------
     def to_device(self, device: DeviceSpec) -> None:
@@ -596,10 +398,7 @@ class Variable:
 
     def summary(self) -> str:
         """``<variable NAME>``, or ``<variable at 0xID>`` when unnamed."""
-        name = self.name
-        if name:
-            return f"<variable {name}>"
-        return f"<variable at 0x{id(self):x}>"
+        return _variable_print.summary(self)
 
     def debug_print(self) -> str:
         """A multi-line description (device, backend, shape, dtype, stats, grad).
@@ -608,41 +407,7 @@ class Variable:
         statistics as ``mean=..., std=...``, and ``- grad: 0`` for an
         all-zero gradient; an empty variable shows None throughout.
         """
-        d = self._data
-        stats_fmt = "mean={0:.8f}, std={1:.8f}"
-        if d is None:
-            device: Any = None
-            array_type: Any = None
-            stats = None
-            shape = None
-            dtype = None
-        else:
-            xp = backend.get_array_module(d)
-            device = "CPU" if xp is numpy else d.device
-            array_type = type(d)
-            stats = stats_fmt.format(float(xp.mean(d)), float(xp.std(d)))
-            shape = d.shape
-            dtype = d.dtype
-        g = self.grad
-        if g is None:
-            grad: Any = None
-        else:
-            gxp = backend.get_array_module(g)
-            if bool(gxp.all(g == 0)):
-                grad = 0
-            else:
-                grad = stats_fmt.format(float(gxp.mean(g)), float(gxp.std(g)))
-        return "\n".join(
-            [
-                self.summary(),
-                f"- device: {device}",
-                f"- backend: {array_type}",
-                f"- shape: {shape}",
-                f"- dtype: {dtype}",
-                f"- statistics: {stats}",
-                f"- grad: {grad}",
-            ]
-        )
+        return _variable_print.debug_print(self)
 
     def __len__(self) -> int:
         shape = self._data.shape
@@ -712,34 +477,18 @@ class Variable:
         )
 
 
+# _variable_node builds Variables (outputs, rebuilt retained inputs) but
+# cannot import this module; hand it the class now that it exists.
+_variable_node.Variable = Variable  # type: ignore[misc]
+_var_new = object.__new__
+
+
 def _new_variable(data: Any, requires_grad: bool) -> Variable:
     """Wrap an array without checking it (for the autograd core)."""
     v = _var_new(Variable)
     v._data = data
     v._requires_grad = requires_grad
     return v
-
-
-def variable_repr(var: Variable) -> str:
-    """``repr`` of a Variable: ``variable([...])`` or ``variable name([...])``."""
-    prefix = "variable" if var.name is None else f"variable {var.name}"
-    if var._data is None:
-        return f"{prefix}(None)"
-    arr = backend.CpuDevice().send(var._data)
-    if arr.size == 0 and arr.shape != (0,):
-        # As NumPy's repr: an empty array's shape is not visible otherwise.
-        return f"{prefix}([], shape={arr.shape!r})"
-    body = numpy.array2string(arr, separator=", ", prefix=prefix + "(")
-    return f"{prefix}({body})"
-
-
-def variable_str(var: Variable) -> str:
-    """``str`` of a Variable."""
-    prefix = "variable" if var.name is None else f"variable {var.name}"
-    if var._data is None:
-        return f"{prefix}(None)"
-    arr = backend.CpuDevice().send(var._data)
-    return f"{prefix}({numpy.array2string(arr, prefix=prefix + '(')})"
 
 
 def as_variable(obj: Any) -> Variable:

@@ -9,7 +9,11 @@ import pytest
 import kusari
 import kusari.functions as F
 from kusari import Variable
-from kusari.functions.math import _arith_direct, basic_math
+from kusari.functions.math import (
+    _arith_direct,
+    _arith_nodes,
+    _div_pow_nodes,
+)
 from kusari.utils import threads, type_check
 
 OPS = {
@@ -129,7 +133,9 @@ def split_small(monkeypatch):
     """Two threads, and arrays of 16 elements and more count as large."""
     monkeypatch.setattr(threads, "_num_threads", 2)
     monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
-    monkeypatch.setattr(basic_math, "BIG", 16)
+    # The FunctionNodes read the threshold from their own modules.
+    monkeypatch.setattr(_arith_nodes, "BIG", 16)
+    monkeypatch.setattr(_div_pow_nodes, "BIG", 16)
     monkeypatch.setattr(_arith_direct, "BIG", 16)
     tasks = []
     original = threads.parallel_for

@@ -1,0 +1,169 @@
+"""The parts of :class:`~kusari.FunctionNode` that run off the hot path.
+
+``apply`` calls these only when the configuration or the inputs ask for
+them: the type check of the inputs, the debug-mode NaN check, the function
+hooks around ``forward``, and the error messages of bad inputs and outputs;
+``get_retained_outputs`` runs in a backward pass that records a graph.
+Keeping them here keeps :mod:`kusari.function_node` to the steps every call
+takes. ``FunctionNode`` binds the functions that take ``func`` first as its
+methods, so calling them costs what calling methods written in its class
+body would.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import numpy
+
+from kusari import _backprop, function_hook
+from kusari.backends import cuda
+from kusari.utils import type_check
+from kusari.variable import Variable, _array_types, _new_output, _new_variable
+
+_cuda_available = cuda.available
+
+if TYPE_CHECKING:
+    from kusari.function_node import FunctionNode
+
+
+def check_data_type_forward(func: FunctionNode, in_data: tuple[Any, ...]) -> None:
+    """Run ``func.check_type_forward`` on ``in_data``; raise InvalidType if it fails.
+
+    The light check (on the arrays' dtypes and shapes, no expression trees)
+    runs first; only when it fails is the check re-run in full mode, to
+    build the message or to give a check written for full mode only its due.
+    """
+    try:
+        func.check_type_forward(type_check.LightTypeInfoTuple(in_data))
+        return
+    except (type_check.InvalidType, AttributeError, TypeError):
+        pass  # explained below: a missing array, or a full-mode re-check
+    for i, d in enumerate(in_data):
+        if d is None:
+            raise RuntimeError(
+                f"{func.label}: input {i} has no array (data is None). A "
+                "Parameter was used before it was initialized: call "
+                "param.initialize(shape), or let its link infer the shape "
+                "on its first call."
+            )
+    in_types = type_check.get_types(in_data, "in_types", False)
+    try:
+        with type_check.get_function_check_context(func):
+            func.check_type_forward(in_types)
+    except type_check.InvalidType as e:
+        msg = f"\nInvalid operation is performed in: {func.label} (Forward)\n\n{e}"
+        raise type_check.InvalidType(e.expect, e.actual, msg=msg) from None
+    # The light check failed where the full one passed: a check written
+    # only for full mode. Trust the full check.
+
+
+def check_nan_in_forward(
+    func: FunctionNode, in_data: tuple[Any, ...], outputs: tuple[Any, ...]
+) -> None:
+    """Raise RuntimeError if a floating-point output of ``func`` has a NaN."""
+    for y in outputs:
+        if y.dtype.kind == "f" and bool(numpy.isnan(_to_host_any(y)).any()):
+            shapes = ", ".join(
+                f"{getattr(x, 'shape', None)} {getattr(x, 'dtype', None)}"
+                for x in in_data
+            )
+            raise RuntimeError(
+                f"NaN is detected on forward computation of {func.label} "
+                f"(inputs: {shapes})"
+            )
+
+
+def raise_not_array(func: FunctionNode, y: Any) -> None:
+    """Raise the TypeError for a forward output ``y`` that is not an array."""
+    raise TypeError(
+        f"forward output must be a tuple of ndarrays "
+        f"({func.label})\n{func.label}.forward returned "
+        f"{type(y).__name__} among its outputs (wrap scalars "
+        "with kusari.utils.force_array)"
+    )
+
+
+def as_input(x: Any, func: FunctionNode) -> Variable:
+    """Wrap an input array of ``func`` in a Variable; reject anything else."""
+    if isinstance(x, _array_types):
+        return _new_variable(x, False)
+    raise TypeError(
+        f"{func.label}: inputs must be Variables or ndarrays, got "
+        f"{type(x).__module__}.{type(x).__name__}"
+    )
+
+
+def _to_host_any(x: Any) -> Any:
+    return x if isinstance(x, numpy.ndarray) else cuda.to_cpu(x)
+
+
+def impl_name(func: FunctionNode) -> str:
+    """The name of the class that implements ``func`` (``_impl_name``).
+
+    For the adapter that runs an old-style :class:`~kusari.Function` this is
+    the wrapped Function's class name, not the adapter's; otherwise it is the
+    class name of ``func`` itself.
+    """
+    if getattr(type(func), "_wraps_old_style_function", False):
+        wrapped = getattr(func, "function", None)
+        if wrapped is not None:
+            return type(wrapped).__name__
+    return type(func).__name__
+
+
+def forward_in_context(func: FunctionNode, in_data: tuple[Any, ...]) -> Any:
+    """``func.forward`` between the function hooks, on the inputs' GPU."""
+    hooks = func._all_hooks()
+    for hook in hooks:
+        hook.forward_preprocess(func, in_data)
+    if _cuda_available and in_data and isinstance(in_data[0], cuda.ndarray):
+        with in_data[0].device:
+            outputs = func.forward(in_data)
+    else:
+        outputs = func.forward(in_data)
+    for hook in hooks:
+        hook.forward_postprocess(func, in_data)
+    return outputs
+
+
+def all_hooks(func: FunctionNode) -> list[Any]:
+    """The global function hooks, then those registered on ``func``."""
+    hooks = list(function_hook.get_function_hooks().values())
+    if func._local_function_hooks:
+        hooks.extend(func._local_function_hooks.values())
+    return hooks
+
+
+def get_retained_outputs(func: FunctionNode) -> tuple[Variable, ...]:
+    """The retained outputs as Variables (connected to the graph).
+
+    An output that nobody holds any more is rebuilt from its retained array
+    and linked back to ``func``, so backward graphs can still refer to it.
+    """
+    indexes = func._output_indexes_to_retain
+    if indexes is None:
+        return ()
+    outputs = func.outputs
+    assert outputs is not None
+    retained = func._retained_output_data
+    if retained is None:
+        raise RuntimeError(_backprop.freed_message(func))
+    ret = []
+    new_outputs = None
+    for index, data in zip(indexes, retained):
+        node = outputs[index]()
+        if node is None:
+            var = _new_output(data, func, func.rank + 1)
+            if new_outputs is None:
+                new_outputs = list(outputs)
+            new_outputs[index] = weakref.ref(var._node)  # type: ignore[arg-type]
+        else:
+            var = node.get_variable()
+            if var._data is None:
+                var._data = data
+        ret.append(var)
+    if new_outputs is not None:
+        func.outputs = tuple(new_outputs)
+    return tuple(ret)
