@@ -16,7 +16,9 @@ the ``im2col ms`` column is kusari forced onto the im2col + GEMM path (the
 one these layers took before), timed in the same loop.  The ``unfused ms``
 column is kusari with the fused forward (``_conv_fused``: columns, GEMM and
 bias per cache-sized block on the intra-op threads) switched off, i.e. the
-sample-major forward it replaced; the backward passes do not use it.
+sample-major forward it replaced; on the backward rows it is kusari with
+``_conv_fused_bwd`` (the blocked weight gradient, the input gradient one
+sample per thread) switched off instead.
 
 Forward is timed without graph recording; backward is the time of
 ``backward()`` on an output whose graph was built outside the timer (input
@@ -188,7 +190,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import kusari
-    from kusari.functions.connection import _conv_fused, _winograd
+    from kusari.functions.connection import _conv_fused, _conv_fused_bwd, _winograd
 
     torch: Any
     try:
@@ -222,19 +224,21 @@ def main() -> None:
             three = ws is not None and ws[2:] == (3, 3) and stride == 1
             dc = Forced(kc, _winograd, "_FORCE", "direct") if three else None
             uc = None if ws is None else Forced(kc, _conv_fused, "ENABLED", False)
+            ub = None if ws is None else Forced(kc, _conv_fused_bwd, "ENABLED", False)
             tc = TorchCase(torch, kc) if torch is not None else None
             inner = mult
             # warm-up (first calls allocate scratch buffers, pick kernels)
-            for c in (kc, dc, uc, tc):
+            for c in (kc, dc, uc, ub, tc):
                 if c is not None:
                     c.forward()
                     c.backward(c.setup_backward())
             for pass_ in ("forward", "backward"):
-                cases = (("k", kc), ("d", dc), ("u", uc), ("t", tc))
+                unfused = uc if pass_ == "forward" else ub
+                cases = (("k", kc), ("d", dc), ("u", unfused), ("t", tc))
                 best = {key: float("inf") for key, _ in cases}
                 for _ in range(args.repeat):
                     for key, c in cases:
-                        if c is not None and (key != "u" or pass_ == "forward"):
+                        if c is not None:
                             best[key] = min(best[key], _best(c, pass_, inner))
                 cols = [
                     f"{best[key] * 1e3:10.2f}"

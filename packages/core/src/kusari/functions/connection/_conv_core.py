@@ -14,6 +14,10 @@ the transposed convolution (the input gradient) and the weight gradient;
 The other 2-d forwards on NumPy (not 1x1, not batch-innermost) with output
 planes of 256 pixels or more go through ``_conv_fused``: columns, GEMM and
 bias per cache-sized block, the blocks split over the intra-op threads.
+Their weight gradients (kernels larger than 1x1) go through
+``_conv_fused_bwd`` in the same blocks, summed in a fixed order; transposed
+convolutions of large planes (most input gradients of those layers) run one
+sample per thread there.
 
 Small feature maps use a second, batch-innermost layout (``_conv_batch_inner``,
 which also holds the cost model that picks the layout per call); the scratch
@@ -29,7 +33,12 @@ from typing import Any
 import numpy
 
 from kusari.functions._params import as_tuple as as_tuple  # re-exported
-from kusari.functions.connection import _conv_fused, _conv_gpu, _winograd
+from kusari.functions.connection import (
+    _conv_fused,
+    _conv_fused_bwd,
+    _conv_gpu,
+    _winograd,
+)
 from kusari.functions.connection._conv_batch_inner import (
     _BI_ROWS_PER_MOVED_DECONV,
     _batch_inner,
@@ -316,6 +325,9 @@ def conv_grad_weight(
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
         gW = _conv_grad_weight_bi(x, gy, s, p, d, k, groups, cdt).swapaxes(-1, -2)
         return gW.reshape(w_shape).astype(x.dtype, copy=False)
+    if _conv_fused_bwd.applicable(xp, k, out):
+        gW = _conv_fused_bwd.conv_grad_weight(x, gy, k, s, p, d, groups, cdt)
+        return gW.astype(x.dtype, copy=False)
     gy4 = gy.reshape(N, groups, Og, L)
     src, _ = _col_source(x, k, s, p, d, out)
     n = _chunk(groups * K * L, numpy.dtype(cdt).itemsize, N)
@@ -422,13 +434,20 @@ def deconv_forward(
         # The adjoint of conv_forward's plain GEMM for 1x1 kernels.
         y = _per_sample_gemm(W2, x.reshape(N, groups, Cing, Lin))
         return _finish(y.reshape((N, Cout) + out), b, x.dtype)
-    per_sample = not pointwise and Lin >= _LARGE_L
+    per_sample = not pointwise and (
+        Lin >= _LARGE_L or _conv_fused_bwd.strided_per_sample(xp, s, Lin, N)
+    )
     # Sample-major col2im adds rows of insz[-1] elements.
     rows = 0 if pointwise else N * Cout * Kk * (Lin // insz[-1])
     moved = N * (Cin * Lin + Cout * _prod(out))
     bi = _batch_inner(xp, N, rows, moved, _BI_ROWS_PER_MOVED_DECONV)
     if not per_sample and bi:
         y = _deconv_forward_bi(x, W2, s, p, d, k, out, cdt)
+        return _finish(y, b, x.dtype)
+    # One sample per thread needs a sample for every thread; with fewer (a
+    # decoder at batch 1) the loop below splits each col2im by channel.
+    if per_sample and _conv_fused_bwd.per_sample_applicable(xp, N):
+        y = _conv_fused_bwd.deconv_per_sample(x, W2, Cout, s, p, d, k, out, cdt)
         return _finish(y, b, x.dtype)
     x4 = x.reshape(N, groups, Cing, Lin)
     n = 1 if per_sample else _chunk(Cout * Kk * Lin, numpy.dtype(cdt).itemsize, N)
