@@ -167,3 +167,17 @@ def get_retained_outputs(func: FunctionNode) -> tuple[Variable, ...]:
     if new_outputs is not None:
         func.outputs = tuple(new_outputs)
     return tuple(ret)
+
+
+def retained_input_array(func: Any, i: int) -> Any:
+    """Retained input ``i`` of ``func`` as an array, for ``backward_array``.
+
+    An earlier backward through a shared subgraph may have dropped the input
+    node's copy while the Variable lives on; ``get_retained_inputs`` reads the
+    Variable then, and so does this.
+    """
+    node = func.inputs[i]
+    data = node.data
+    if data is None:
+        data = node.get_variable()._data
+    return data

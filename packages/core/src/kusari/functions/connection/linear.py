@@ -13,6 +13,7 @@ from typing import Any
 import numpy
 
 from kusari import backend
+from kusari._function_node_support import retained_input_array as _retained
 from kusari.function_node import FunctionNode
 from kusari.utils import force_array, threads, type_check
 from kusari.variable import Variable
@@ -133,17 +134,6 @@ class LinearFunction(FunctionNode):
             else:
                 ret.append(threads.reduce_sum(gy, (0,)))
         return tuple(ret)
-
-
-def _retained(func: FunctionNode, i: int) -> Any:
-    """Retained input ``i`` of ``func`` as an array."""
-    node = func.inputs[i]  # type: ignore[index]
-    data = node.data
-    if data is None:
-        # An earlier backward through a shared subgraph dropped the node's
-        # copy while the Variable lives on; get_retained_inputs reads that.
-        data = node.get_variable()._data
-    return data
 
 
 def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> Variable:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy
 
 from kusari import backend, configuration
+from kusari._function_node_support import retained_input_array as _retained
 from kusari.backends import cuda
 from kusari.function_node import FunctionNode
 from kusari.functions.activation.log_softmax import _logsumexp
@@ -52,17 +53,6 @@ def _all_in_range(t1: Any, n_class: int, ignore_label: int) -> bool:
     lo = int(t1.min())
     hi = int(t1.max())
     return 0 <= lo and hi < n_class and not lo <= ignore_label <= hi
-
-
-def _retained(func: FunctionNode, i: int) -> Any:
-    """Retained input ``i`` of ``func`` as an array."""
-    node = func.inputs[i]  # type: ignore[index]
-    data = node.data
-    if data is None:
-        # An earlier backward through a shared subgraph dropped the node's
-        # copy while the Variable lives on; get_retained_inputs reads that.
-        data = node.get_variable()._data
-    return data
 
 
 def _mean_coeff(xp: Any, valid: Any, normalize: bool, n: int, dtype: Any) -> Any:

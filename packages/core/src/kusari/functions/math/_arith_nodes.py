@@ -13,6 +13,7 @@ from typing import Any
 import numpy
 
 from kusari import backend, utils
+from kusari._function_node_support import retained_input_array as _retained
 from kusari.configuration import _generation, _hot
 from kusari.function_node import FunctionNode
 from kusari.functions.math._arith_direct import (
@@ -64,17 +65,6 @@ def _reduce_to(gx: Variable | None, shape: tuple[int, ...]) -> Variable | None:
 # function on bare arrays (see FunctionNode.backward_array). They compute
 # exactly what backward computes, in the same order of operations, so
 # results match bit for bit.
-
-
-def _retained(func: FunctionNode, i: int) -> Any:
-    """Retained input ``i`` of ``func`` as an array."""
-    node = func.inputs[i]  # type: ignore[index]
-    data = node.data
-    if data is None:
-        # An earlier backward through a shared subgraph dropped the node's
-        # copy while the Variable lives on; get_retained_inputs reads that.
-        data = node.get_variable()._data
-    return data
 
 
 def _sum_to_array(gy: Any, shape: tuple[int, ...]) -> Any:
