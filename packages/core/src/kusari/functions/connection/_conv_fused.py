@@ -119,6 +119,7 @@ class _Geometry:
         self.Hp, self.Wp = H + p[0] + hi[0], Wd + p[1] + hi[1]
         self.k, self.s, self.p, self.d = k, s, p, d
         self.row = out[1]
+        self.out = (int(out[0]), int(out[1]))
         if s[1] > 1 and d[1] == 1:
             self.mode = "rows"
             self.parts_x = _phase_parts(kw, s[1])
@@ -228,6 +229,58 @@ class _Geometry:
         return out
 
 
+class _BlockColumns:
+    """One thread's column buffer for a call's blocks, and how to fill it.
+
+    Shared by the fused forward and the blocked weight gradient
+    (``_conv_fused_bwd``): ``cols`` (C, kh * kw, m, r, OW) from the slot
+    ``slot_cols``, and, when the geometry copies samples, a zero-bordered
+    sample buffer from ``slot_x``.
+    """
+
+    def __init__(
+        self,
+        geo: _Geometry,
+        x: Any,
+        m: int,
+        r: int,
+        cdt: Any,
+        slot_cols: int,
+        slot_x: int,
+    ) -> None:
+        C = x.shape[1]
+        OH, OW = geo.out
+        kk = geo.k[0] * geo.k[1]
+        cols = _workspace(slot_cols, C * kk * m * r * OW, cdt, numpy)
+        self.cols = cols.reshape(C, kk, m, r, OW)
+        self.geo, self.x = geo, x
+        self.xs = None
+        if geo.copy_x:
+            size = 1
+            for v in geo.buf_shape:
+                size *= v
+            self.xs = _workspace(slot_x, size, cdt, numpy).reshape(geo.buf_shape)
+            # The borders (padding, phase tails) are never written by fill:
+            # zeroed once per call, they stay zero for every sample.
+            self.xs.fill(0)
+        base = x if self.xs is None else self.xs
+        self.views = geo.views(base, self.cols, r, -(-OH // r), self.xs is None)
+        self._filled = -1
+
+    def fill(self, i: int, mm: int, r0: int, rr: int) -> None:
+        """Columns of samples ``i .. i + mm - 1``, output rows ``r0 .. r0 +
+        rr - 1`` (a sample buffer is refilled only for a new sample)."""
+        band = r0 // self.cols.shape[3]
+        xs, x = self.xs, self.x
+        for j in range(mm):
+            if xs is not None and self._filled != i + j:
+                self.geo.fill(xs, x[i + j])
+                self._filled = i + j
+            for src, dst in self.views:
+                part = src[band] if xs is not None else src[i + j, band]
+                dst[j, ..., :rr, :] = part[..., :rr, :]
+
+
 def _plan(n: int, rows_k: int, itemsize: int, out: tuple[int, ...]) -> tuple[int, int]:
     """Samples ``m`` and output rows ``r`` per block: whole samples, ``m``
     at a time, when one sample's columns are below the target block, else
@@ -318,29 +371,11 @@ def conv_forward(
     ]
 
     def run(lo: int, hi: int) -> None:
-        cols = _workspace(_SLOT_COLS, C * kk * m * r * OW, cdt, numpy)
-        cols = cols.reshape(C, kk, m, r, OW)
-        xs = None
-        if geo.copy_x:
-            size = 1
-            for v in geo.buf_shape:
-                size *= v
-            xs = _workspace(_SLOT_XS, size, cdt, numpy).reshape(geo.buf_shape)
-            # The borders (padding, phase tails) are never written by fill:
-            # zeroed once per call, they stay zero for every sample.
-            xs.fill(0)
-        views = geo.views(x if xs is None else xs, cols, r, -(-OH // r), xs is None)
+        bc = _BlockColumns(geo, x, m, r, cdt, _SLOT_COLS, _SLOT_XS)
+        cols = bc.cols
         ybuf = None if direct else _workspace(_SLOT_OUT, Og * m * r * OW, cdt, numpy)
-        filled = -1
         for i, mm, r0, rr in blocks[lo:hi]:
-            band = r0 // r
-            for j in range(mm):
-                if xs is not None and filled != i + j:
-                    geo.fill(xs, x[i + j])
-                    filled = i + j
-                for src, dst in views:
-                    part = src[band] if xs is not None else src[i + j, band]
-                    dst[j, ..., :rr, :] = part[..., :rr, :]
+            bc.fill(i, mm, r0, rr)
             # The used (K, mm * rr * OW) of each group: a short last band
             # leaves a row stride that BLAS takes as it is.
             c4 = cols[:, :, :mm, :rr].reshape(G, K, mm, rr * OW)

@@ -35,7 +35,7 @@ from typing import Any
 import numpy
 
 from kusari.functions.connection._conv_common import _deconv_pad_shape, _workspace
-from kusari.functions.connection._conv_fused import _Geometry, _plan
+from kusari.functions.connection._conv_fused import _BlockColumns, _Geometry, _plan
 from kusari.utils import threads
 
 # Tests set this to False to take the sample-major path.
@@ -145,33 +145,17 @@ def conv_grad_weight(
     )
 
     def run(lo: int, hi: int) -> None:
-        cols = _workspace(_SLOT_COLS, C * kk * m * r * OW, cdt, numpy)
-        cols = cols.reshape(C, kk, m, r, OW)
-        xs = None
-        if geo.copy_x:
-            size = 1
-            for v in geo.buf_shape:
-                size *= v
-            xs = _workspace(_SLOT_XS, size, cdt, numpy).reshape(geo.buf_shape)
-            xs.fill(0)  # borders stay zero; fill writes the interior only
-        views = geo.views(x if xs is None else xs, cols, r, -(-OH // r), xs is None)
+        bc = _BlockColumns(geo, x, m, r, cdt, _SLOT_COLS, _SLOT_XS)
+        cols = bc.cols
         gbuf = None
         if not gy_direct:
             gbuf = _workspace(_SLOT_GY, O * m * r * OW, cdt, numpy)
         tmp = _workspace(_SLOT_PART, K * Og, cdt, numpy).reshape(K, Og)
-        filled = -1
         for c in range(lo, hi):
             acc = partial[c]
             first = True
             for i, mm, r0, rr in blocks[chunks[c][0] : chunks[c][1]]:
-                band = r0 // r
-                for j in range(mm):
-                    if xs is not None and filled != i + j:
-                        geo.fill(xs, x[i + j])
-                        filled = i + j
-                    for src, dst in views:
-                        part = src[band] if xs is not None else src[i + j, band]
-                        dst[j, ..., :rr, :] = part[..., :rr, :]
+                bc.fill(i, mm, r0, rr)
                 n_cols = mm * rr * OW
                 c4 = cols[:, :, :mm, :rr].reshape(G, K, mm, rr * OW)
                 if gbuf is None:
