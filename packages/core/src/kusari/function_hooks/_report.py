@@ -92,8 +92,10 @@ class Stopwatch:
 
 
 def impl_name(function: Any) -> str:
-    """Class name of a function node (of the wrapped Function for adapters)."""
-    return type(getattr(function, "_function", function)).__name__
+    """Class name of a function node (of the wrapped Function for adapters):
+    the node's ``_impl_name``, as Chainer's hooks report it."""
+    name = getattr(function, "_impl_name", None)
+    return name if isinstance(name, str) else type(function).__name__
 
 
 def is_gpu_data(arrays: Any) -> bool:
