@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 
 import numpy
 import pytest
@@ -62,6 +63,29 @@ def test_parallel_for_uses_other_threads(n_threads):
     assert None not in seen
     assert len(set(seen[:3])) == 3
     assert seen[0] == threading.get_ident()
+
+
+def test_idle_workers_keep_nothing_of_the_last_task(n_threads):
+    # A worker that kept its last task's closure would keep the caller's
+    # arrays alive (activations, gradients) until the next parallel call.
+    n_threads(3)
+
+    class Payload:
+        pass
+
+    payload = Payload()
+    ref = weakref.ref(payload)
+
+    def make_task(obj):
+        def task(i):
+            assert obj is not None
+
+        return task
+
+    task = make_task(payload)
+    threads.parallel_for(task, 3)
+    del task, payload
+    assert ref() is None
 
 
 def test_exception_propagates_and_pool_survives(n_threads):

@@ -132,11 +132,16 @@ def _worker(q: queue.SimpleQueue[Any]) -> None:
         if task is None:
             return
         fn, index, done, errors = task
+        # The task's closure holds the caller's arrays (inputs, outputs,
+        # temporaries): drop it before signalling, or this idle thread would
+        # keep them alive until its next task.
+        task = None
         try:
             fn(index)
         except BaseException as e:  # handed back to the caller
             errors.append(e)
         finally:
+            fn = None
             done.release()
 
 
