@@ -94,9 +94,11 @@ def test_results_table_chart_and_commands(
     headers = page.locator("#results thead th").all_text_contents()
     assert {"name", "status", "lr", "batchsize", "main/loss"} <= set(headers)
     # the chart is drawn for the first runs, main/loss by default
-    # (the page may re-render between polls: no chart element is "not yet")
+    # (the page may re-render between polls: no chart element is "not yet").
+    # A function, not an expression: Playwright re-evaluates a bare
+    # expression with eval() while polling, which the page's CSP refuses.
     page.wait_for_function(
-        "(document.getElementById('chart')?.dataset.series ?? 0) >= 3"
+        "() => (document.getElementById('chart')?.dataset.series ?? 0) >= 3"
     )
     assert _ink(page) > 500
     # XSS attempts render as text and never run
