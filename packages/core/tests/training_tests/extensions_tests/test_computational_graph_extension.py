@@ -121,3 +121,8 @@ def test_png_rendered_next_to_the_dot_file_with_graphviz(tmp_path):
     trainer.run()
     png = (tmp_path / "result" / "g.png").read_bytes()
     assert png.startswith(b"\x89PNG")
+    # rendered to a side file and renamed: nothing else is left behind
+    assert sorted(p.name for p in (tmp_path / "result").glob("g.*")) == [
+        "g.dot",
+        "g.png",
+    ]

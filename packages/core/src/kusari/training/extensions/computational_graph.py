@@ -98,12 +98,20 @@ class DumpGraph(extension.Extension):
                 f.write(graph)
             if is_graphviz_available():
                 image_path = os.path.splitext(dot_path)[0] + ".png"
-                subprocess.run(
-                    ["dot", "-Tpng", dot_path, "-o", image_path],
-                    check=True,
-                    stdout=subprocess.DEVNULL,
-                    timeout=300,
-                )
+                # Rendered beside the target and renamed over it: an
+                # interrupted dot leaves no half-written image.
+                partial = image_path + ".partial"
+                try:
+                    subprocess.run(
+                        ["dot", "-Tpng", dot_path, "-o", partial],
+                        check=True,
+                        stdout=subprocess.DEVNULL,
+                        timeout=300,
+                    )
+                    os.replace(partial, image_path)
+                finally:
+                    if os.path.exists(partial):
+                        os.remove(partial)
         finally:
             config.keep_graph_on_report = bool(self._original_flag)
             self._flag_called = True
