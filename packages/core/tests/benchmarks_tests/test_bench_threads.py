@@ -25,9 +25,28 @@ def bench() -> ModuleType:
     return module
 
 
+_CAN_RESET = Path("/proc/self/clear_refs").exists()
+
+
+def test_reset_peak_says_whether_it_worked(bench, monkeypatch):
+    # Linux resets through /proc; elsewhere (or when /proc refuses) the
+    # benchmark is told, and the peak falls back to the process maximum.
+    assert bench.reset_peak() is _CAN_RESET
+
+    def refuse(*args, **kwargs):
+        raise PermissionError("refused")
+
+    monkeypatch.setattr(bench, "open", refuse, raising=False)
+    assert bench.reset_peak() is False
+
+
 def test_peak_reset_measures_only_what_follows(bench):
-    if not sys.platform.startswith("linux") or not bench.reset_peak():
-        pytest.skip("the resident high-water mark can only be reset on Linux")
+    if not _CAN_RESET:
+        # No /proc here: test_reset_peak_says_whether_it_worked covers the
+        # fallback; there is no high-water mark to reset.
+        assert bench.reset_peak() is False
+        return
+    assert bench.reset_peak()
     mib = 1024
     big = np.ones(96 << 20, np.uint8)  # touched: resident
     high = bench.peak_kib()
@@ -84,8 +103,11 @@ def test_negative_mmap_threshold_is_refused(bench, monkeypatch, capsys):
 def test_worker_baseline_is_after_the_build(bench, monkeypatch, capsys):
     # The model and data (64 MiB, kept) are not part of the step's growth;
     # the step's own 32 MiB (transient) is.
-    if not sys.platform.startswith("linux") or not bench.reset_peak():
-        pytest.skip("the resident high-water mark can only be reset on Linux")
+    if not _CAN_RESET:
+        # Without /proc the peak is the process maximum, which includes the
+        # build: there is no step-only growth to check.
+        assert bench.reset_peak() is False
+        return
     from kusari.utils import threads
 
     kept = []
