@@ -244,3 +244,17 @@ def test_one_thread_reduce_and_elementwise_do_not_split(n_threads, split_small):
     assert threads.reduce_sum(x, None) == 4096
     threads.elementwise(numpy.add, x, x)
     assert split_small == []
+
+
+def test_one_blas_thread_holds_blas_at_one_and_restores(n_threads):
+    n_threads(2)
+
+    def blas_threads():
+        infos = threadpoolctl.threadpool_info()
+        return {i["num_threads"] for i in infos if i["user_api"] == "blas"}
+
+    assert threads.blas_controller() is not None  # NumPy ships a BLAS
+    before = blas_threads()
+    with threads.one_blas_thread():
+        assert blas_threads() == {1}
+    assert blas_threads() == before

@@ -36,11 +36,12 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy
@@ -220,6 +221,21 @@ def blas_controller() -> Any:
 
         _blas = threadpoolctl.ThreadpoolController().select(user_api="blas")
     return _blas or None
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS held to one thread inside the block (see :func:`blas_controller`);
+    nothing changes where no BLAS library is found.
+
+    For kernels whose GEMMs are each one pool thread's work.
+    """
+    ctl = blas_controller()
+    if ctl is None:
+        yield
+        return
+    with ctl.limit(limits=1):
+        yield
 
 
 def _get_pool() -> _Pool:

@@ -239,16 +239,14 @@ def _per_sample_gemm(W2: Any, x4: Any) -> Any:
     Og = W2.shape[1]
     dtype = numpy.result_type(W2, x4)
     nbytes = x4.nbytes + N * G * Og * L * dtype.itemsize
-    pieces = threads.plan(nbytes, N)
-    ctl = threads.blas_controller() if pieces > 1 else None
-    if ctl is None:
+    if threads.plan(nbytes, N) <= 1 or threads.blas_controller() is None:
         return numpy.matmul(W2, x4)
     y = numpy.empty((N, G, Og, L), dtype=dtype)
 
     def run(lo: int, hi: int) -> None:
         numpy.matmul(W2, x4[lo:hi], out=y[lo:hi])
 
-    with ctl.limit(limits=1):
+    with threads.one_blas_thread():
         threads.run_split(run, N, nbytes)
     return y
 

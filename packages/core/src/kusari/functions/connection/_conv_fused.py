@@ -391,13 +391,11 @@ def conv_forward(
                 )
 
     nbytes = (C * kk * OH * OW * isz + x[0].nbytes + O * OH * OW * y.itemsize) * N
-    pieces = threads.plan(nbytes, len(blocks))
-    ctl = threads.blas_controller() if pieces > 1 else None
-    if ctl is None:
+    if threads.plan(nbytes, len(blocks)) <= 1 or threads.blas_controller() is None:
         run(0, len(blocks))
     else:
         # Each block's GEMM is one thread's work: BLAS threads would fight
         # the pool's for the cores (see ``threads.blas_controller``).
-        with ctl.limit(limits=1):
+        with threads.one_blas_thread():
             threads.run_split(run, len(blocks), nbytes)
     return y

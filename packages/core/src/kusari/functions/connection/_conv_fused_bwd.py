@@ -180,7 +180,8 @@ def conv_grad_weight(
     # OpenBLAS cuts the long inner extent of these thin GEMMs and sums the
     # pieces in another order, which would make gW depend on the thread
     # count (and each chunk's GEMMs are one thread's work; see _conv_fused).
-    _with_one_blas_thread(lambda: threads.run_split(run, len(chunks), work))
+    with threads.one_blas_thread():  # about 8 us
+        threads.run_split(run, len(chunks), work)
     total = partial[0]
     for c in range(1, len(chunks)):
         total += partial[c]
@@ -277,15 +278,6 @@ def deconv_per_sample(
 
     isz = numpy.dtype(cdt).itemsize
     work = N * (2 * G * CKg * Lin + psize + y[0].size) * isz + x.nbytes
-    _with_one_blas_thread(lambda: threads.run_split(run, N, work))
+    with threads.one_blas_thread():
+        threads.run_split(run, N, work)
     return y
-
-
-def _with_one_blas_thread(fn: Any) -> None:
-    """``fn()`` with the BLAS libraries held to one thread (8 us)."""
-    ctl = threads.blas_controller()
-    if ctl is None:
-        fn()
-        return
-    with ctl.limit(limits=1):
-        fn()

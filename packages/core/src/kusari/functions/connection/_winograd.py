@@ -203,11 +203,10 @@ def _pool_blas() -> Iterator[None]:
     threads cannot be set (no BLAS library found) the stages run on the
     calling thread and BLAS threads each GEMM instead.
     """
-    ctl = threads.blas_controller() if threads.get_num_threads() > 1 else None
-    if ctl is None:
+    if threads.get_num_threads() <= 1:
         yield
         return
-    with ctl.limit(limits=1):
+    with threads.one_blas_thread():
         yield
 
 
