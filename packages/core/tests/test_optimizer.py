@@ -318,3 +318,67 @@ def test_link_without_params_is_fine():
     opt = optimizers.SGD().setup(kusari.Chain())
     opt.update()
     assert opt.t == 1
+
+
+def test_hook_with_odd_timing_is_kept_with_a_warning():
+    # Chainer v7 accepts a hook whose ``timing`` attribute is neither 'pre'
+    # nor 'post': an optimizer calls it before the update, an update rule after.
+    calls = []
+
+    class Odd:
+        name = "odd"
+        timing = "sometime"
+        call_for_each_param = False
+
+        def __call__(self, *args):
+            calls.append(len(args))
+
+    model = Tiny()
+    opt = optimizers.SGD().setup(model)
+    with pytest.warns(UserWarning, match="called at 'pre'"):
+        opt.add_hook(Odd())
+    rule = model.W.update_rule
+    with pytest.warns(UserWarning, match="called at 'post'"):
+        rule.add_hook(Odd())
+    assert "odd" in rule._post_update_hooks
+    opt.update(loss_of(model))
+    assert calls == [1, 2]  # hook(opt) first, then hook(rule, param)
+
+
+def test_update_core_chainerx_runs_the_arrays_own_backend():
+    calls = []
+
+    class Rule(UpdateRule):
+        def update_core_cpu(self, param):
+            calls.append("cpu")
+            param.array -= param.grad
+
+    p = kusari.Parameter(np.ones(2, dtype=np.float32))
+    p.grad = np.ones(2, dtype=np.float32)
+    Rule().update_core_chainerx(p)
+    assert calls == ["cpu"]
+    np.testing.assert_array_equal(p.array, 0)
+
+
+def test_loading_state_whose_init_fills_it_through_the_rule():
+    # An init_state that writes through a reference to the rule itself (not
+    # to the throw-away copy used to learn the keys) loads as in Chainer.
+    rule = UpdateRule()
+
+    def init_state(param):
+        rule.state["m"] = np.zeros(3, dtype=np.float32)
+
+    rule.init_state = init_state
+    s = DictionarySerializer()
+    s("t", 7)
+    s("m", np.arange(3, dtype=np.float32))
+    rule.serialize(NpzDeserializer(s.target))
+    assert rule.t == 7
+    np.testing.assert_array_equal(rule.state["m"], [0, 1, 2])
+    missing = UpdateRule()
+    missing.init_state = lambda param: missing.state.update(m=0)
+    only_t = DictionarySerializer()
+    only_t("t", 1)
+    with pytest.raises(KeyError):
+        missing.serialize(NpzDeserializer(only_t.target))
+    assert missing.state is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -104,9 +105,20 @@ class HyperparameterProxy:
 
 
 def _add_hook_to(
-    pre: dict[str, Any], post: dict[str, Any], hook: Any, name: str | None, timing: str
+    pre: dict[str, Any],
+    post: dict[str, Any],
+    hook: Any,
+    name: str | None,
+    timing: str,
+    odd_timing: str = "pre",
 ) -> str:
-    """Register ``hook`` in ``pre`` or ``post``; returns the timing used."""
+    """Register ``hook`` in ``pre`` or ``post``; returns the timing used.
+
+    A ``hook.timing`` other than ``'pre'``/``'post'`` (read for
+    ``timing='auto'``) is registered at ``odd_timing`` with a warning:
+    Chainer v7 accepts such hooks, as pre-update hooks of an optimizer and
+    post-update hooks of an update rule.
+    """
     if not callable(hook):
         raise TypeError(f"hook must be callable, got {type(hook).__name__}")
     if timing not in _TIMINGS:
@@ -114,7 +126,12 @@ def _add_hook_to(
     if timing == "auto":
         timing = getattr(hook, "timing", "pre")
         if timing not in ("pre", "post"):
-            raise ValueError(f"hook.timing must be 'pre' or 'post', got {timing!r}")
+            warnings.warn(
+                f"hook.timing is neither 'pre' nor 'post' ({timing!r}); the hook "
+                f"is called at {odd_timing!r}",
+                stacklevel=3,
+            )
+            timing = odd_timing
     if name is None:
         name = getattr(hook, "name", None) or getattr(hook, "__name__", None)
     if name is None:
@@ -172,7 +189,12 @@ class UpdateRule:
                 (``hook.timing``, else ``'pre'``).
         """
         _add_hook_to(
-            self._pre_update_hooks, self._post_update_hooks, hook, name, timing
+            self._pre_update_hooks,
+            self._post_update_hooks,
+            hook,
+            name,
+            timing,
+            odd_timing="post",
         )
 
     def remove_hook(self, name: str) -> None:
@@ -236,6 +258,17 @@ class UpdateRule:
         """Update a parameter held in CuPy arrays."""
         raise NotImplementedError
 
+    def update_core_chainerx(self, param: Any) -> None:
+        """Update a parameter held in ChainerX arrays: never called here.
+
+        kusari has no ChainerX device (see ``docs/chainer.md``), so
+        :meth:`update_core` never picks this method. It exists for rules
+        written for Chainer that override or wrap it; when called, it does
+        what Chainer's default does with the arrays' own backend, running
+        :meth:`update_core_cpu` or :meth:`update_core_gpu`.
+        """
+        self.update_core(param)
+
     def init_state(self, param: Any) -> None:
         """Fill :attr:`state` for ``param`` (called before the first update)."""
 
@@ -251,13 +284,19 @@ class UpdateRule:
 
     def _load_uninitialized_state(self, serializer: Any) -> None:
         # Learn the state's keys by initializing a throw-away copy for a dummy
-        # parameter, then read those keys from the snapshot.
+        # parameter, then read those keys from the snapshot. The copy shares
+        # this rule's (temporary) dict, as in Chainer: an ``init_state`` that
+        # fills the state through another reference to this rule still works.
+        self._state = {}
         probe = copy.copy(self)
-        probe._state = {}
         dummy = numpy.zeros(1, dtype=numpy.float32)
-        probe.init_state(Variable(dummy, grad=dummy.copy()))
+        try:
+            probe.init_state(Variable(dummy, grad=dummy.copy()))
+            keys = list(probe._state or ())
+        finally:
+            self._state = None
         state: dict[str, Any] = {}
-        for key in probe._state:
+        for key in keys:
             try:
                 value = serializer(key, None)
             except KeyError:

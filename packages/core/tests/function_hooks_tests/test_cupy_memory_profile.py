@@ -50,12 +50,20 @@ def test_summary_and_report_from_history() -> None:
     rows = [line.split() for line in out.getvalue().splitlines()]
     assert rows == [
         ["FunctionName", "UsedBytes", "AcquiredBytes", "Occurrence"],
-        ["ReLU", "1.00KiB", "512.00B", "2"],
+        # 'auto' (Chainer v7): one unit per column, the largest value's.
+        ["ReLU", "1.00KiB", "0.50KiB", "2"],
         ["Exp", "2.00KiB", "4.00KiB", "1"],
     ]
     out = io.StringIO()
+    hook.print_report(unit="auto_foreach", file=out)
+    rows = [line.split() for line in out.getvalue().splitlines()]
+    assert rows[1] == ["ReLU", "1.00KiB", "512.00B", "2"]
+    out = io.StringIO()
     hook.print_report(unit="B", file=out)
     assert out.getvalue().splitlines()[2].split()[1] == "2048.00B"
+    out = io.StringIO()
+    hook.print_report(unit="KB", file=out)  # Chainer's name for KiB
+    assert out.getvalue().splitlines()[2].split()[1] == "2.00KiB"
     with pytest.raises(ValueError, match="unit"):
         hook.print_report(unit="kb", file=io.StringIO())
 

@@ -98,17 +98,31 @@ def test_print_report(fake_clock: None) -> None:
     assert _report_lines(hook, unit="ms")[1].split()[1] == "1000.00ms"
 
 
-def test_print_report_auto_unit_per_row() -> None:
+def test_print_report_auto_unit_aligned_to_largest() -> None:
     hook = TimerHook()
     hook.call_history = [("A", 2.5e-3), ("B", 3e-7), ("C", 1.5), ("D", 4e-5)]
     rows = {line.split()[0]: line.split()[1] for line in _report_lines(hook)[1:]}
+    # Chainer v7: 'auto' picks the unit of the largest time for every row.
+    assert rows == {"A": "0.00sec", "B": "0.00sec", "C": "1.50sec", "D": "0.00sec"}
+    hook.call_history = [("A", 2.5e-3), ("B", 3e-7)]
+    rows = {line.split()[0]: line.split()[1] for line in _report_lines(hook)[1:]}
+    assert rows == {"A": "2.50ms", "B": "0.00ms"}
+
+
+def test_print_report_auto_foreach_unit_per_row() -> None:
+    hook = TimerHook()
+    hook.call_history = [("A", 2.5e-3), ("B", 3e-7), ("C", 1.5), ("D", 4e-5)]
+    lines = _report_lines(hook, unit="auto_foreach")
+    rows = {line.split()[0]: line.split()[1] for line in lines[1:]}
     assert rows == {"A": "2.50ms", "B": "300.00ns", "C": "1.50sec", "D": "40.00us"}
 
 
 def test_print_report_bad_unit() -> None:
     hook = TimerHook()
     hook.call_history = [("A", 1.0)]
-    with pytest.raises(ValueError, match="unit must be 'auto' or one of"):
+    with pytest.raises(
+        ValueError, match="unit must be 'auto', 'auto_foreach' or one of"
+    ):
         hook.print_report(unit="hours", file=io.StringIO())
 
 

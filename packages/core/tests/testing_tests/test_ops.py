@@ -79,6 +79,21 @@ def test_fix_random_and_product():
     assert product({"a": [1, 2], "b": [0]}) == [{"a": 1, "b": 0}, {"a": 2, "b": 0}]
 
 
+def test_product_comma_joined_names_vary_together():
+    # Chainer's tests pair names this way ('target,fan_option': [(A, x), ...]).
+    got = product({"x,y": [(1, 2), (3, 4)], "z": [0, 5]})
+    assert got == [
+        {"x": 1, "y": 2, "z": 0},
+        {"x": 1, "y": 2, "z": 5},
+        {"x": 3, "y": 4, "z": 0},
+        {"x": 3, "y": 4, "z": 5},
+    ]
+    with pytest.raises(ValueError, match="product: each value of 'x,y'"):
+        product({"x,y": [(1, 2, 3)]})
+    with pytest.raises(ValueError, match="must be a tuple of 2 values"):
+        product({"x,y": [7]})
+
+
 def test_fix_random_on_a_test_class():
     import io
     import unittest

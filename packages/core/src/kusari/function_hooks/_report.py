@@ -29,22 +29,31 @@ def time_factor(unit: str) -> float:
         return TIME_UNITS[unit]
     except KeyError:
         raise ValueError(
-            f"print_report: unit must be 'auto' or one of {sorted(TIME_UNITS)}, "
-            f"got {unit!r}"
+            "print_report: unit must be 'auto', 'auto_foreach' or one of "
+            f"{sorted(TIME_UNITS)}, got {unit!r}"
         ) from None
 
 
 def format_times(
     summary: dict[str, dict[str, Any]], unit: str
 ) -> list[tuple[str, str, str]]:
-    """``(name, elapsed time with unit, occurrence)`` rows of a summary."""
-    auto = unit == "auto"
-    factor = 1.0 if auto else time_factor(unit)
+    """``(name, elapsed time with unit, occurrence)`` rows of a summary.
+
+    ``unit='auto'`` shows every row in the unit chosen for the largest time
+    (so the column compares at a glance, as Chainer prints it);
+    ``'auto_foreach'`` chooses the unit row by row.
+    """
+    per_row = unit == "auto_foreach"
+    shown = unit
+    if unit == "auto":
+        largest = max((r["elapsed_time"] for r in summary.values()), default=0.0)
+        factor, shown = choose_time_unit(largest)
+    elif not per_row:
+        factor = time_factor(unit)
     rows = []
     for name, record in summary.items():
         second = record["elapsed_time"]
-        shown = unit
-        if auto:
+        if per_row:
             factor, shown = choose_time_unit(second)
         rows.append((name, f"{second * factor:3.2f}{shown}", str(record["occurrence"])))
     return rows

@@ -11,6 +11,8 @@ from kusari.backends import cuda
 from kusari.function_hooks import _report
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB")
+# Chainer's names for the same powers of 1024, accepted as ``unit``.
+_CHAINER_UNITS = {f"{u[0]}B": u for u in _UNITS[1:]}
 
 
 def _make_counter() -> Any:
@@ -155,26 +157,39 @@ class CupyMemoryProfileHook(function_hook.FunctionHook):
         """Prints a table of :meth:`summary`.
 
         Args:
-            unit: One of ``'B'``, ``'KiB'``, ..., ``'ZiB'``, or ``'auto'`` to
-                pick per value the largest unit that keeps it >= 1.
+            unit: One of ``'B'``, ``'KiB'``, ..., ``'ZiB'`` (Chainer's
+                ``'KB'``, ..., ``'ZB'`` name the same powers of 1024);
+                ``'auto'`` for, per column, the largest unit that keeps the
+                column's largest value >= 1; ``'auto_foreach'`` to choose it
+                value by value.
             file: Where to write the table (``sys.stdout`` when None).
         """
-        if unit != "auto" and unit not in self._table:
+        unit = _CHAINER_UNITS.get(unit, unit)
+        if unit not in ("auto", "auto_foreach") and unit not in self._table:
             raise ValueError(
-                f"print_report: unit must be 'auto' or one of {list(self._units)}, "
-                f"got {unit!r}"
+                "print_report: unit must be 'auto', 'auto_foreach' or one of "
+                f"{list(self._units)}, got {unit!r}"
             )
+        summary = self.summary()
+        keys = ("used_bytes", "acquired_bytes")
+        fixed: dict[str, tuple[int, str]] = {}
+        for key in keys:
+            if unit == "auto":
+                largest = max((r[key] for r in summary.values()), default=0)
+                fixed[key] = self._choose_unit(largest)
+            elif unit != "auto_foreach":
+                fixed[key] = (self._table[unit], unit)
         rows: list[tuple[str, ...]] = [
             ("FunctionName", "UsedBytes", "AcquiredBytes", "Occurrence")
         ]
-        for name, record in self.summary().items():
+        for name, record in summary.items():
             cells = [name]
-            for key in ("used_bytes", "acquired_bytes"):
+            for key in keys:
                 size = record[key]
-                if unit == "auto":
+                if unit == "auto_foreach":
                     denominator, shown = self._choose_unit(size)
                 else:
-                    denominator, shown = self._table[unit], unit
+                    denominator, shown = fixed[key]
                 cells.append(f"{size / denominator:3.2f}{shown}")
             cells.append(str(record["occurrence"]))
             rows.append(tuple(cells))

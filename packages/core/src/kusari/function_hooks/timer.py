@@ -107,8 +107,9 @@ class TimerHook(function_hook.FunctionHook):
         """Prints a table of :meth:`summary` (name, time, occurrence).
 
         Args:
-            unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``, or ``'auto'`` to
-                pick per row the largest unit that keeps the value >= 1.
+            unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``; ``'auto'`` for
+                the largest unit that keeps the largest time >= 1, used
+                on every row; ``'auto_foreach'`` to choose it row by row.
             file: Where to write the table (``sys.stdout`` when None).
         """
         rows: list[tuple[str, ...]] = [("FunctionName", "ElapsedTime", "Occurrence")]

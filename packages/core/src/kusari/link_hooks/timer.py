@@ -19,8 +19,8 @@ class TimerHook(link_hook.LinkHook):
     only outermost calls count in :meth:`total_time`.
 
     Attributes:
-        call_history: ``(link, seconds)`` per call, in the order the calls
-            finished.
+        call_history: ``(link class name, seconds)`` per call, in the order
+            the calls finished.
 
     Example:
         >>> import io
@@ -48,7 +48,7 @@ class TimerHook(link_hook.LinkHook):
     table = dict(_report.TIME_UNITS)
 
     def __init__(self) -> None:
-        self.call_history: list[tuple[Any, float]] = []
+        self.call_history: list[tuple[str, float]] = []
         self._watch = _report.Stopwatch()
         self._total_time = 0.0
 
@@ -57,7 +57,7 @@ class TimerHook(link_hook.LinkHook):
 
     def forward_postprocess(self, args: Any) -> None:
         elapsed, depth = self._watch.stop()
-        self.call_history.append((args.link, elapsed))
+        self.call_history.append((type(args.link).__name__, elapsed))
         if depth == 0:
             self._total_time += elapsed
 
@@ -70,8 +70,7 @@ class TimerHook(link_hook.LinkHook):
         summary: collections.OrderedDict[str, dict[str, Any]] = (
             collections.OrderedDict()
         )
-        for link, elapsed in self.call_history:
-            name = type(link).__name__
+        for name, elapsed in self.call_history:
             record = summary.get(name)
             if record is None:
                 record = summary[name] = {"elapsed_time": 0.0, "occurrence": 0}
@@ -83,8 +82,9 @@ class TimerHook(link_hook.LinkHook):
         """Prints a table of :meth:`summary` (name, time, occurrence).
 
         Args:
-            unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``, or ``'auto'`` to
-                pick per row the largest unit that keeps the value >= 1.
+            unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``; ``'auto'`` for
+                the largest unit that keeps the largest time >= 1, used
+                on every row; ``'auto_foreach'`` to choose it row by row.
             file: Where to write the table (``sys.stdout`` when None).
         """
         rows: list[tuple[str, ...]] = [("LinkName", "ElapsedTime", "Occurrence")]

@@ -179,19 +179,44 @@ def fix_random(
 def product(parameter: dict[str, Iterable[Any]] | list[Any]) -> list[dict[str, Any]]:
     """Cartesian product of parameter lists, as a list of dicts.
 
+    A key may join several names with commas (``'shape,fans'``); each of its
+    values is then a tuple holding one value per name, so names that must
+    vary together stay paired.
+
     Example:
         >>> from kusari import testing
         >>> testing.product({'a': [1, 2], 'b': [3]})
         [{'a': 1, 'b': 3}, {'a': 2, 'b': 3}]
+        >>> testing.product({'x,y': [(1, 2), (3, 4)]})
+        [{'x': 1, 'y': 2}, {'x': 3, 'y': 4}]
+
+    Raises:
+        ValueError: If a value of a comma-joined key is not a tuple or list
+            of as many values as the key has names.
     """
     if isinstance(parameter, dict):
-        keys = sorted(parameter)
-        values = [list(parameter[k]) for k in keys]
-        return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
+        groups = [_named_rows(k, parameter[k]) for k in sorted(parameter)]
+        return product_dict(*groups)
     result: list[dict[str, Any]] = [{}]
     for group in parameter:
         result = [dict(r, **g) for r in result for g in group]
     return result
+
+
+def _named_rows(key: str, values: Iterable[Any]) -> list[dict[str, Any]]:
+    """The values of one :func:`product` key as dicts, unpacking ``'a,b'``."""
+    names = [n.strip() for n in key.split(",")]
+    if len(names) == 1:
+        return [{key: v} for v in values]
+    rows = []
+    for v in values:
+        if not isinstance(v, (tuple, list)) or len(v) != len(names):
+            raise ValueError(
+                f"product: each value of {key!r} must be a tuple of "
+                f"{len(names)} values, got {v!r}"
+            )
+        rows.append(dict(zip(names, v)))
+    return rows
 
 
 def product_dict(*parameters: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -85,3 +85,54 @@ def test_deprecated_file_name(tmp_path):
     )
     trainer.run()
     assert (tmp_path / "old.png").exists()
+
+
+def test_module_tells_whether_matplotlib_is_available():
+    # Chainer's plotting modules expose ``_available``; scripts read it.
+    from kusari.training.extensions import plot_report, variable_statistics_plot
+
+    assert variable_statistics_plot._available == extensions.PlotReport.available()
+    assert plot_report._available == extensions.PlotReport.available()
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        variable_statistics_plot.nope  # noqa: B018
+
+
+def test_reservoir_keeps_a_uniform_sample_in_tag_order():
+    from kusari.training.extensions.variable_statistics_plot import Reservoir
+
+    r = Reservoir(size=3, data_shape=(2,))
+    for i in range(3):
+        r.add(np.full(2, i))
+    idxs, data = r.get_data()
+    assert idxs.tolist() == [0, 1, 2]
+    assert data[:, 0].tolist() == [0.0, 1.0, 2.0]
+    np.random.seed(0)
+    hits = np.zeros(30)
+    for _ in range(400):
+        r = Reservoir(size=3, data_shape=())
+        for i in range(30):
+            r.add(i, idx=i)
+        idxs, data = r.get_data()
+        assert len(idxs) == 3 and (np.diff(idxs) > 0).all()
+        np.testing.assert_array_equal(idxs, data)
+        hits[idxs] += 1
+    # Each of 30 items is held with probability 3/30: 40 of 400 expected.
+    assert hits.min() > 15 and hits.max() < 70
+    with pytest.raises(ValueError, match="Reservoir: size must be positive"):
+        Reservoir(0, data_shape=())
+
+
+def test_statistician_over_axes_and_dtype():
+    from kusari.training.extensions.variable_statistics_plot import Statistician
+
+    x = np.random.RandomState(1).uniform(-1, 1, (4, 5, 6))
+    stat = Statistician(True, True, (0.0, 50.0, 100.0))(x, axis=None)
+    np.testing.assert_allclose(stat["mean"], x.mean())
+    np.testing.assert_allclose(stat["std"], x.std())
+    np.testing.assert_allclose(stat["percentile"], [x.min(), np.median(x), x.max()])
+    per_col = Statistician(True, False, None)(x, axis=0, dtype=np.float32)
+    assert set(per_col) == {"mean"}
+    assert per_col["mean"].shape == (5, 6) and per_col["mean"].dtype == np.float32
+    both = Statistician(False, True, (50.0,))(x, axis=(0, 2))
+    assert both["percentile"].shape == (1, 5)
+    np.testing.assert_allclose(both["std"], x.std(axis=(0, 2)))

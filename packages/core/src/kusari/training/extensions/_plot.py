@@ -11,6 +11,24 @@ from kusari.utils.atomic import atomic_write
 _available: bool | None = None
 
 
+def importable() -> bool:
+    """True when matplotlib is installed; imports nothing, warns nothing."""
+    if _available is not None:
+        return _available
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def module_getattr(module: str, name: str) -> Any:
+    """``__getattr__`` of the plotting modules: Chainer's expose
+    ``_available`` (whether matplotlib imports), which code written for
+    Chainer reads to skip plotting; it is computed when first read."""
+    if name == "_available":
+        return importable()
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+
 def check_available() -> bool:
     """True when matplotlib imports; warns once otherwise."""
     global _available

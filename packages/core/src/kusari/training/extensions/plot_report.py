@@ -16,6 +16,10 @@ from kusari.training.extensions import _plot
 from kusari.training.util import get_trigger
 
 
+def __getattr__(name: str) -> Any:
+    return _plot.module_getattr(__name__, name)
+
+
 class PlotReport(extension.Extension):
     """Average ``y_keys`` over each ``trigger`` interval and redraw a line
     plot of all the averages so far into ``trainer.out/filename``.

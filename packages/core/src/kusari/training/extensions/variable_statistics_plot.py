@@ -17,6 +17,110 @@ from kusari.variable import Variable
 _SIGMAS = (0, 0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87, 100)
 
 
+def __getattr__(name: str) -> Any:
+    return _plot.module_getattr(__name__, name)
+
+
+class Reservoir:
+    """A uniform sample of fixed size from a stream (reservoir sampling).
+
+    Every item added so far has the same chance ``size / counter`` of being
+    held. Draws use ``numpy.random``, so a seeded test is reproducible.
+
+    Args:
+        size: How many items are held at most.
+        data_shape: The shape of one item.
+        dtype: The dtype items are stored in.
+
+    Example:
+        >>> import numpy as np
+        >>> r = Reservoir(2, data_shape=(3,))
+        >>> for i in range(2):
+        ...     r.add(np.full(3, i))
+        >>> idxs, data = r.get_data()
+        >>> idxs.tolist(), data[:, 0].tolist()
+        ([0, 1], [0.0, 1.0])
+    """
+
+    def __init__(
+        self, size: int, data_shape: tuple[int, ...], dtype: Any = numpy.float32
+    ) -> None:
+        if size <= 0:
+            raise ValueError(f"Reservoir: size must be positive, got {size}")
+        self.size = size
+        self.data = numpy.zeros((size, *data_shape), dtype=dtype)
+        self.idxs = numpy.zeros((size,), dtype=numpy.int32)
+        self.counter = 0
+
+    def add(self, x: Any, idx: int | None = None) -> None:
+        """Offers ``x`` (tagged ``idx``, by default its position in the stream)."""
+        tag = self.counter if idx is None else idx
+        if self.counter < self.size:
+            slot: int | None = self.counter
+        elif numpy.random.random() < self.size / (self.counter + 1):
+            slot = int(numpy.random.randint(self.size))
+        else:
+            slot = None
+        if slot is not None:
+            self.data[slot] = x
+            self.idxs[slot] = tag
+        self.counter += 1
+
+    def get_data(self) -> tuple[numpy.ndarray, numpy.ndarray]:
+        """``(tags, items)`` held, in ascending order of tag."""
+        held = self.idxs[: min(self.counter, self.size)]
+        order = numpy.argsort(held, kind="stable")
+        return held[order], self.data[order]
+
+
+class Statistician:
+    """Mean, standard deviation and percentiles of an array, as a dict.
+
+    Args:
+        collect_mean: Include ``'mean'``.
+        collect_std: Include ``'std'``.
+        percentile_sigmas: The percentiles (0-100) given as
+            ``'percentile'``, stacked on a new first axis; empty or None to
+            leave them out.
+    """
+
+    def __init__(
+        self, collect_mean: bool, collect_std: bool, percentile_sigmas: Any
+    ) -> None:
+        self.collect_mean = collect_mean
+        self.collect_std = collect_std
+        self.percentile_sigmas = percentile_sigmas
+
+    def __call__(
+        self, x: Any, axis: Any = 0, dtype: Any = None, xp: Any = None
+    ) -> dict[str, Any]:
+        """Statistics of ``x`` over ``axis`` (an int, a tuple, or None for all).
+
+        ``dtype``, when given, is the dtype of the results; ``xp`` is
+        accepted for Chainer's signature (the array's own module is used).
+        """
+        if axis is None:
+            axis = tuple(range(x.ndim))
+        elif not isinstance(axis, (tuple, list)):
+            axis = (axis,)
+        out = self.collect(x, tuple(axis))
+        if dtype is not None:
+            out = {k: v.astype(dtype, copy=False) for k, v in out.items()}
+        return out
+
+    def collect(self, x: Any, axis: tuple[int, ...]) -> dict[str, Any]:
+        """The statistics over the axes ``axis``."""
+        out: dict[str, Any] = {}
+        if self.collect_mean:
+            out["mean"] = x.mean(axis=axis)
+        if self.collect_std:
+            out["std"] = x.std(axis=axis)
+        if self.percentile_sigmas is not None and len(self.percentile_sigmas):
+            xp = backend.get_array_module(x)
+            out["percentile"] = xp.percentile(x, self.percentile_sigmas, axis=axis)
+        return out
+
+
 class VariableStatisticsPlot(extension.Extension):
     """Record, each call, statistics of the data and gradients of
     ``targets`` (variables or links' parameters, sampled down to
@@ -88,6 +192,7 @@ class VariableStatisticsPlot(extension.Extension):
         self._figsize = figsize
         self._marker = marker
         self._grid = grid
+        self._statistician = Statistician(True, True, self._percentile_sigmas)
         self._rng = numpy.random.RandomState(0)
         self._x: list[int] = []
         self._stats: dict[str, list[numpy.ndarray]] = {k: [] for k in self._keys}
@@ -119,10 +224,11 @@ class VariableStatisticsPlot(extension.Extension):
             if flat.size == 0:
                 row = numpy.full(len(self._percentile_sigmas) + 2, numpy.nan)
             else:
+                stat = self._statistician(flat, axis=None)
                 row = numpy.concatenate(
                     [
-                        numpy.percentile(flat, self._percentile_sigmas),
-                        [flat.mean(), flat.std()],
+                        stat.get("percentile", numpy.empty(0)),
+                        [stat["mean"], stat["std"]],
                     ]
                 )
             self._stats[key].append(row)
