@@ -28,3 +28,12 @@ def test_flip_is_view():
 def test_flip_bad_axis(axis):
     with pytest.raises(type_check.InvalidType, match="Flip"):
         F.flip(np.zeros((2, 3), np.float32), axis)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_private_flip_helper_matches_numpy(axis):
+    # v7's tests call functions.array.flip._flip on raw arrays.
+    from kusari.functions.array.flip import _flip
+
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    np.testing.assert_array_equal(_flip(x, axis), np.flip(x, axis))

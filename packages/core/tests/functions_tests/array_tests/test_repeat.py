@@ -43,3 +43,19 @@ def test_repeat_errors():
         F.repeat(x, (1, 2), axis=1)
     with pytest.raises(type_check.InvalidType):
         F.repeat(x, 2, axis=2)
+
+
+@pytest.mark.parametrize(
+    "repeats,axis", [(True, None), (False, 0), ((True,), 0), ((True, False, True), 1)]
+)
+def test_repeat_bool_counts(repeats, axis):
+    # v7 and NumPy read True/False as 1/0 repeats.
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    reps = repeats[0] if isinstance(repeats, tuple) and len(repeats) == 1 else repeats
+    expected = np.repeat(x, np.asarray(reps, dtype=np.int64), axis)
+    np.testing.assert_array_equal(F.repeat(x, repeats, axis).array, expected)
+
+
+def test_repeat_bool_axis_refused():
+    with pytest.raises(TypeError, match="axis"):
+        F.repeat(np.zeros(3, np.float32), 1, True)

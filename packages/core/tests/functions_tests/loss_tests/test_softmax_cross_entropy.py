@@ -291,3 +291,34 @@ def test_softmax_cross_entropy_backward_array_with_label_variable_needing_grad()
     expected = np.full((2, 3), 1 / 6, np.float32)
     expected[[0, 1], [0, 2]] -= 0.5
     np.testing.assert_allclose(x.grad, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "cw,match",
+    [
+        (np.ones((1, 3), np.float32), "shape"),
+        (np.ones(3, np.int32), "float"),
+        (kusari.Variable(np.ones(3, np.float32)), "not a Variable"),
+    ],
+)
+def test_class_weight_checked_before_x(cw, match):
+    # v7 checks class_weight first: an int x does not hide a bad weight.
+    x = np.zeros((2, 3), np.int64)
+    with pytest.raises(ValueError, match=match):
+        F.softmax_cross_entropy(x, np.zeros(2, np.int32), class_weight=cw)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 2, 2)])
+@pytest.mark.parametrize("cache_score", [True, False])
+def test_creator_y_is_the_cached_softmax(shape, cache_score):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(np.float32)
+    t = rng.integers(0, 3, (shape[0],) + shape[2:]).astype(np.int32)
+    loss = F.softmax_cross_entropy(kusari.Variable(x), t, cache_score=cache_score)
+    y = loss.creator.y
+    if not cache_score:
+        assert y is None
+        return
+    expected = np.exp(x - x.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)

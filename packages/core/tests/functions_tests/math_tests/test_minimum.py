@@ -31,7 +31,22 @@ def test_ties_send_gradient_to_x1():
 
 def test_shape_mismatch():
     with pytest.raises(type_check.InvalidType, match="minimum"):
-        F.minimum(np.ones((2, 3), np.float32), np.ones(3, np.float32))
+        F.minimum(np.ones((3, 2), np.float32), np.ones((2, 3), np.float32))
+
+
+@pytest.mark.parametrize(
+    "shapes", [((3, 2), (3, 1)), ((2,), (3, 2)), ((3, 1), (1, 2)), ((), (2, 3))]
+)
+def test_broadcast(shapes, float_dtype, device):
+    # v7 broadcasts the inputs; each gradient is summed back to its shape.
+    check_op(
+        F.minimum,
+        np.minimum,
+        list(shapes),
+        dtype=float_dtype,
+        device=device,
+        dodge_nondifferentiable=True,
+    )
 
 
 def test_dtype_mismatch():

@@ -58,3 +58,19 @@ def test_gradient():
         atol=1e-6,
         rtol=1e-5,
     )
+
+
+@pytest.mark.parametrize(
+    "initialW,initial_bias,name",
+    [
+        (np.zeros((3, 3, 4), np.float32), None, "initialW"),
+        (None, (np.zeros((3, 4), np.float32), None, None), "initial V1"),
+        (None, (None, np.zeros((4, 4), np.float32), None), "initial V2"),
+        (None, (None, None, np.zeros(5, np.float32)), "initial b"),
+    ],
+)
+def test_wrong_initial_shape_is_value_and_assertion_error(initialW, initial_bias, name):
+    # v7 asserted these shapes; code that catches AssertionError keeps working.
+    with pytest.raises(ValueError, match=name) as info:
+        L.Bilinear(2, 3, 4, False, initialW, initial_bias)
+    assert isinstance(info.value, AssertionError)

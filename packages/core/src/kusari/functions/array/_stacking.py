@@ -28,8 +28,9 @@ def stack_along(
             msg=f"\nInvalid operation is performed in: {name} (Forward)\n\n"
             "Expect: in_types.size() > 0\nActual: 0 <= 0",
         )
-    lifted = [x if x.ndim >= min_ndim else reshape(x, lift(x.shape)) for x in xs]
-    ndims = {x.ndim for x in lifted}
+    # v7 compares the inputs' own ndim, before lifting: () and (1,) both
+    # lift to the same rank, yet they are refused there.
+    ndims = {x.ndim for x in xs}
     if len(ndims) != 1:
         shapes = ", ".join(str(x.shape) for x in xs)
         raise type_check.InvalidType(
@@ -38,4 +39,5 @@ def stack_along(
             msg=f"\nInvalid operation is performed in: {name} (Forward)\n\n"
             f"Expect: all inputs have the same ndim\nActual: shapes {shapes}",
         )
+    lifted = [x if x.ndim >= min_ndim else reshape(x, lift(x.shape)) for x in xs]
     return concat(lifted, axis(lifted[0].ndim))

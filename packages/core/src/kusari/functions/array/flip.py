@@ -9,6 +9,13 @@ from kusari.utils import type_check
 from kusari.variable import Variable
 
 
+def _flip(array: Any, axis: int) -> Any:
+    """Reverse a raw array along ``axis`` (a view; v7 keeps this helper too)."""
+    index = [slice(None)] * array.ndim
+    index[axis] = slice(None, None, -1)
+    return array[tuple(index)]
+
+
 class Flip(FunctionNode):
     """Reverse ``axis``."""
 
@@ -27,9 +34,7 @@ class Flip(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         (x,) = inputs
-        index = [slice(None)] * x.ndim
-        index[self.axis] = slice(None, None, -1)
-        return (x[tuple(index)],)
+        return (_flip(x, self.axis),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         return (flip(grad_outputs[0], self.axis),)

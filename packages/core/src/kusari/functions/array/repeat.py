@@ -14,10 +14,12 @@ from kusari.variable import Variable
 
 
 def _norm_repeats(repeats: Any) -> tuple[int, ...]:
-    if isinstance(repeats, (int, numpy.integer)) and not isinstance(repeats, bool):
+    # bools count as ints here, as in NumPy and v7 (True repeats once);
+    # ``axis`` is the one that refuses them.
+    if isinstance(repeats, (int, numpy.integer)):
         reps: tuple[int, ...] = (int(repeats),)
     elif isinstance(repeats, (tuple, list)) and all(
-        isinstance(r, (int, numpy.integer)) and not isinstance(r, bool) for r in repeats
+        isinstance(r, (int, numpy.integer)) for r in repeats
     ):
         reps = tuple(int(r) for r in repeats)
     else:
@@ -108,7 +110,8 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
 
     Args:
         x: Input variable.
-        repeats: An int, or one non-negative int per element along ``axis``.
+        repeats: An int, or one non-negative int per element along ``axis``
+            (bools count as 0 and 1).
         axis: The axis to repeat along; None repeats the flattened array.
 
     Example:

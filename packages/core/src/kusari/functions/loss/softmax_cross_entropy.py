@@ -32,6 +32,26 @@ def _to_2d(a: Any) -> Any:
     )
 
 
+def _check_class_weight(class_weight: Any, n_class: Any) -> None:
+    """v7's checks of ``class_weight``: a 1-d float array (not a Variable:
+    no gradient flows to it), one weight per class."""
+    if isinstance(class_weight, Variable):
+        raise ValueError(
+            "softmax_cross_entropy: class_weight must be an ndarray, not a "
+            "Variable (no gradient is computed for it); pass its .array"
+        )
+    if class_weight.ndim != 1 or class_weight.shape[0] != n_class:
+        raise ValueError(
+            f"softmax_cross_entropy: class_weight must have shape ({n_class},),"
+            f" got {class_weight.shape}"
+        )
+    if class_weight.dtype.kind != "f":
+        raise ValueError(
+            "softmax_cross_entropy: class_weight must be a float array, got "
+            f"dtype {class_weight.dtype}"
+        )
+
+
 def _check_labels(t1: Any, valid: Any, n_class: int, ignore_label: int) -> None:
     bad = valid & ((t1 < 0) | (t1 >= n_class))
     if bool(bad.any()):
@@ -84,6 +104,23 @@ class SoftmaxCrossEntropy(FunctionNode):
         self.ignore_label = ignore_label
         self.reduce = reduce
 
+    @property
+    def y(self) -> Any:
+        """The softmax of ``x`` kept for backward, or None (v7's ``y``).
+
+        Set only when ``cache_score`` is true and forward has run; it has
+        ``x``'s shape, the class axis second.
+        """
+        log_p = getattr(self, "_log_p", None)
+        if log_p is None:
+            return None
+        xp = backend.get_array_module(log_p)
+        shape = self._x_shape
+        p = xp.exp(log_p)
+        if len(shape) != 2:
+            p = xp.moveaxis(p.reshape((shape[0],) + shape[2:] + (shape[1],)), -1, 1)
+        return p
+
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "t"))
         x, t = in_types
@@ -99,6 +136,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         x, t = inputs
         xp = backend.get_array_module(x)
         n_class = x.shape[1]
+        self._x_shape = x.shape
         x2 = _to_2d(x)
         t1 = t.reshape(-1)
         self.retain_inputs((0, 1))
@@ -348,6 +386,9 @@ def softmax_cross_entropy(
     _check_reduce(reduce)
     t_arr = t.array if isinstance(t, Variable) else t
     x_arr = x.array if isinstance(x, Variable) else x
+    if class_weight is not None and t_arr.dtype.kind != "f":
+        # v7 checks the weights first, before x and t are looked at.
+        _check_class_weight(class_weight, x_arr.shape[1])
     if t_arr.dtype.kind == "f":
         if t_arr.shape != x_arr.shape:
             # Float labels of the hard-label shape are the common mistake.
@@ -362,15 +403,6 @@ def softmax_cross_entropy(
                 f"integers, e.g. t.astype(numpy.int32) (t is {t_arr.dtype})",
             )
         return _soft_target_loss(x, t, reduce, soft_target_loss)
-    if class_weight is not None:
-        cw = class_weight.array if isinstance(class_weight, Variable) else class_weight
-        if cw.ndim != 1 or cw.shape[0] != x_arr.shape[1]:
-            raise ValueError(
-                "softmax_cross_entropy: class_weight must have shape "
-                f"({x_arr.shape[1]},),"
-                f" got {cw.shape}"
-            )
-        class_weight = cw
     if enable_double_backprop:
         return _double_backprop_sce(x, t, normalize, class_weight, ignore_label, reduce)
     return SoftmaxCrossEntropy(

@@ -7,6 +7,7 @@ from typing import Any
 from kusari import backend
 from kusari.function_node import FunctionNode
 from kusari.functions.math._helpers import check_float
+from kusari.functions.math.sum import sum_to
 from kusari.utils import force_array, type_check
 from kusari.variable import Variable
 
@@ -18,7 +19,8 @@ class Minimum(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         check_float(in_types, ("x1", "x2"))
-        type_check.expect(in_types[0].shape == in_types[1].shape)
+        # v7 broadcasts the two inputs against each other.
+        type_check.expect_broadcast_shapes(in_types[0].shape, in_types[1].shape)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -30,13 +32,17 @@ class Minimum(FunctionNode):
         x1, x2 = self.get_retained_inputs()
         cond = x1.array <= x2.array
         gy = grad_outputs[0]
-        return tuple(
-            [gy * (cond if i == 0 else ~cond).astype(gy.dtype) for i in indexes]
-        )
+        out = []
+        for i in indexes:
+            x = x1 if i == 0 else x2
+            gx = gy * (cond if i == 0 else ~cond).astype(gy.dtype)
+            # A broadcast input gets the gradient summed back to its shape.
+            out.append(gx if gx.shape == x.shape else sum_to(gx, x.shape))
+        return tuple(out)
 
 
 def minimum(x1: Any, x2: Any) -> Variable:
-    """Elementwise smaller of two same-shaped inputs.
+    """Elementwise smaller of two inputs, broadcast together.
 
     Where they are equal the gradient goes to ``x1``.
 

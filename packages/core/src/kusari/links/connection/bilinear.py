@@ -8,10 +8,20 @@ from kusari import initializers, link, variable
 from kusari.functions.connection import bilinear as bilinear_module
 
 
+class InitialShapeError(ValueError, AssertionError):
+    """An initial array given to :class:`Bilinear` has the wrong shape.
+
+    A ``ValueError``, and also an ``AssertionError`` because Chainer checked
+    these shapes with ``assert`` and code written for it catches that.
+    """
+
+
 def _check_shape(name: str, value: Any, shape: tuple[int, ...]) -> None:
     actual = getattr(value, "shape", None)
     if actual is not None and tuple(actual) != shape:
-        raise ValueError(f"Bilinear: {name} must have shape {shape}, got {actual}")
+        raise InitialShapeError(
+            f"Bilinear: {name} must have shape {shape}, got {actual}"
+        )
 
 
 class Bilinear(link.Link):
