@@ -17,7 +17,7 @@ def _gn_ref(x, groups, gamma, beta, eps=1e-5):
 
 
 @pytest.mark.parametrize(
-    "shape,groups", [((2, 4, 3), 2), ((2, 6, 2, 2), 3), ((3, 2, 4), 1)]
+    "shape,groups", [((2, 4, 3), 2), ((2, 6, 2, 2), 3), ((3, 2, 4), 1), ((3, 4), 2)]
 )
 def test_group_normalization(shape, groups, float_dtype, device):
     c = shape[1]
@@ -45,7 +45,7 @@ def test_group_normalization_errors():
     with pytest.raises(ValueError, match="divide"):
         F.group_normalization(np.zeros((2, 4, 3), np.float32), 3, g, g)
     with pytest.raises(ValueError, match="dimensions"):
-        F.group_normalization(np.zeros((2, 4), np.float32), 2, g, g)
+        F.group_normalization(np.zeros((4,), np.float32), 2, g, g)
     with pytest.raises(TypeError, match="groups"):
         F.group_normalization(np.zeros((2, 4, 3), np.float32), 2.0, g, g)
     with pytest.raises(type_check.InvalidType, match="gamma"):

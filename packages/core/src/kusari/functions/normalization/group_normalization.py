@@ -46,9 +46,9 @@ def group_normalization(
         array([-1.,  1., -1.,  1.], dtype=float32)
     """
     x_shape = x.shape
-    if len(x_shape) <= 2:
+    if len(x_shape) < 2:
         raise ValueError(
-            "group_normalization: the input must have more than 2 "
+            "group_normalization: the input must have at least 2 "
             f"dimensions (batch, channel, ...), got shape {x_shape}"
         )
     if not isinstance(groups, int) or isinstance(groups, bool) or groups <= 0:
