@@ -8,16 +8,15 @@ import numpy
 
 from kusari.backends import cuda
 from kusari.function_node import FunctionNode
-from kusari.utils import force_array, type_check
+from kusari.functions.activation._checks import check_one_float
+from kusari.utils import force_array
 from kusari.variable import Variable
 
 
 class Sigmoid(FunctionNode):
     """``1 / (1 + exp(-x))``, computed as ``tanh(x / 2) / 2 + 1 / 2`` (no overflow)."""
 
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
+    check_type_forward = staticmethod(check_one_float)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))

@@ -9,18 +9,25 @@ import numpy
 from kusari import backend
 from kusari.backends import cuda
 from kusari.function_node import FunctionNode
-from kusari.utils import force_array, type_check
+from kusari.functions.activation._checks import check_one_float
+from kusari.utils import force_array
 from kusari.variable import Variable
+
+_ndarray = numpy.ndarray
+_FIRST = (0,)
 
 
 class Tanh(FunctionNode):
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
+    check_type_forward = staticmethod(check_one_float)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_outputs((0,))
+        # retain_outputs((0,)) without the call: tanh is a common small op.
+        self._output_indexes_to_retain = _FIRST
         (x,) = inputs
+        if type(x) is _ndarray:
+            y = numpy.tanh(x)
+            # NumPy returns a scalar for a 0-d input; outputs must be arrays.
+            return (y if type(y) is _ndarray else numpy.asarray(y),)
         return (force_array(backend.get_array_module(x).tanh(x)),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:

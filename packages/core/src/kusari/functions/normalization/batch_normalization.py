@@ -298,7 +298,7 @@ class BatchNormalizationGrad(FunctionNode):
         return g_x, as_dtype(g_gamma, g_dtype), g_gy
 
     def _x_hat(self, x: Any) -> Any:
-        """``(x - mean) * inv_std`` in the compute dtype, as the forward had it."""
+        """``(x - mean) * inv_std`` in the compute dtype of the statistics."""
         cdt = self.inv_std.dtype
         if isinstance(x, numpy.ndarray):
             return _cpu.x_hat_piece(x, self.mean, self.inv_std, cdt, self.bshape)
