@@ -6,10 +6,12 @@ with ResNet-50's 161 parameter shapes (25.6 M float32). All cases run in
 the same job, interleaved in rotating order; the best and the median of
 each are reported, with the best's ratio to the raw Allreduce and the
 median of the per-repetition ratios. Cases:
-gradients already in the buffer's views (only the division by the size is
-left), gradients replaced by new arrays (copied in once, divided on the
-way), float16 on the wire (Alltoallv + NumPy sum + Allgatherv), and for
-comparison float16 summed by one Allreduce with a Python-level MPI user op.
+gradients already in the buffer's views, gradients replaced by new arrays
+(copied in once), the views again with the ring reduction switched off
+(divided by the size in one pass, then one Allreduce: what
+``multi_node_mean_grad`` does below the ring's size threshold), float16 on
+the wire (Alltoallv + NumPy sum + Allgatherv), and for comparison float16
+summed by one Allreduce with a Python-level MPI user op.
 
     python bench_allreduce.py [--ranks 2] [--repeat 100]
 """
@@ -155,19 +157,24 @@ def worker(repeat: int) -> None:
     import kusari_mn
 
     comm = kusari_mn.create_communicator("flat")
+    # the same, with the ring reduction (mean fused into it) switched off
+    no_ring = kusari_mn.create_communicator("flat")
+    no_ring._ring_min_shard_bytes = 1 << 62
     half = kusari_mn.create_communicator("flat", allreduce_grad_dtype=np.float16)
     # the same, but summing float16 with one Allreduce and a Python user op
     half_op = kusari_mn.create_communicator("flat", allreduce_grad_dtype=np.float16)
     half_op._half = _user_op_half_sum  # type: ignore[assignment]
     mpi = comm.mpi_comm
-    flag = np.zeros(1, np.int32)
     # 64 MB: more than the last-level cache of the machines this runs on
     flush = np.zeros(8 * 2**20)
     results: dict[str, object] = {"load_before": os.getloadavg()[0]}
     for name, shapes in (("mlp", mlp_shapes()), ("resnet50", resnet50_shapes())):
         # One model per case: a communicator leaves its own buffer's views as
         # the gradients, so cases sharing a model would copy each other's.
-        models = {k: build(shapes) for k in ("views", "fresh", "fp16", "fp16_userop")}
+        models = {
+            k: build(shapes)
+            for k in ("views", "fresh", "views_allreduce", "fp16", "fp16_userop")
+        }
         fresh = [p.grad.copy() for p in models["fresh"].params()]  # type: ignore[attr-defined]
         n = sum(int(np.prod(s)) for s in shapes)
         # zeros: summing them in place never overflows, however many calls
@@ -183,10 +190,8 @@ def worker(repeat: int) -> None:
                 partial(comm.multi_node_mean_grad, models["fresh"]),
                 replace_grads,
             ),
-            # what every call adds so that all ranks agree whether any
-            # rank's gradient layout changed (one 4-byte Allreduce)
-            "layout_flag": (
-                partial(mpi.Allreduce, MPI.IN_PLACE, flag, MPI.MAX),
+            "views_allreduce": (
+                partial(no_ring.multi_node_mean_grad, models["views_allreduce"]),
                 None,
             ),
         }
@@ -217,14 +222,8 @@ def _print_block(title: str, block: dict[str, dict[str, float]]) -> None:
     raw = block["raw"]["best_ms"]
     print(f"  {title}")
     for key, t in block.items():
-        if key == "layout_flag":
-            print(
-                f"    {key:<12}{t['best_ms'] * 1e3:>8.1f} us best "
-                f"({t['median_ms'] * 1e3:.1f} median): added to every call"
-            )
-            continue
         print(
-            f"    {key:<12}{t['best_ms']:>9.2f} ({t['median_ms']:.2f})"
+            f"    {key:<16}{t['best_ms']:>9.2f} ({t['median_ms']:.2f})"
             f"   best x{t['best_ms'] / raw:.3f} of raw, paired median "
             f"x{t['paired']:.3f}"
         )
@@ -259,7 +258,8 @@ def main() -> None:
     )
     print(
         "views: gradients left in their buffer views; fresh: replaced by new "
-        "arrays (cleargrads + backward);\nwarm: every case's buffer in cache, "
+        "arrays (cleargrads + backward);\nviews_allreduce: views, ring off "
+        "(1/size pass + one Allreduce);\nwarm: every case's buffer in cache, "
         "the mean of back-to-back calls (as in training); cold: caches flushed, "
         "then one call after a Barrier;\n"
         "fp16: allreduce_grad_dtype=float16; fp16_userop: the same, summed by "

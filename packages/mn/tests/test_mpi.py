@@ -27,6 +27,16 @@ def test_checks(mpi, n):
             assert f"{tag} {rank}" in result.stdout, result.output
 
 
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_ring_mean(mpi, n):
+    """The ring reduce-scatter with the division fused, alone and forced
+    into multi_node_mean_grad, against NumPy's mean."""
+    result = mpi(n, "check_ring.py", timeout=120)
+    assert result.returncode == 0, result.output
+    for rank in range(n):
+        assert f"RING-OK {rank}" in result.stdout, result.output
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -11,8 +11,9 @@ import kusari
 import kusari.functions as F
 import kusari.links as L
 import kusari_mn
+from kusari_mn.communicators._mean_grad import _first_difference
 from kusari_mn.communicators._memory_utility import GradBuffer
-from kusari_mn.communicators.mpi_communicator_base import _first_difference
+from kusari_mn.communicators._ring import RingMean, ring_fits, shards
 from kusari_mn.datasets import create_empty_dataset
 from kusari_mn.datasets.scatter_dataset import _ranges
 from kusari_mn.extensions._multi_node_snapshot import _parse_replica_sets
@@ -333,3 +334,62 @@ def test_generic_evaluator_calls_converters_as_updaters_do():
         assert ev() == [3.0]
     assert seen[0] == -1
     assert isinstance(seen[1], kusari.backend.CpuDevice)
+
+
+def test_ring_shards_thresholds_and_bad_input():
+    from mpi4py import MPI
+
+    assert shards(7, 3) == ([3, 2, 2], [0, 3, 5])
+    assert shards(2, 3) == ([1, 1, 0], [0, 1, 2])
+    assert ring_fits(np.float32, 1 << 18, 2)
+    assert not ring_fits(np.float32, (1 << 18) - 2, 2)
+    assert not ring_fits(np.float16, 1 << 30, 2)
+    assert not ring_fits(np.float64, 1 << 30, 1)
+    ring = RingMean()
+    buf = np.arange(5, dtype=np.float64)
+    ring(MPI.COMM_SELF, buf, 0.5)  # one rank: only the scaling
+    np.testing.assert_array_equal(buf, np.arange(5) * 0.5)
+    with pytest.raises(TypeError, match="RingMean: expected .*float16"):
+        ring(MPI.COMM_SELF, np.zeros(4, np.float16), 1.0)
+    with pytest.raises(TypeError, match="RingMean: expected .*int64"):
+        ring(MPI.COMM_SELF, np.zeros(4, np.int64), 1.0)
+    with pytest.raises(TypeError, match="RingMean"):
+        ring(MPI.COMM_SELF, np.zeros((2, 2), np.float32), 1.0)
+    with pytest.raises(ValueError, match="RingMean: segment_bytes must be positive"):
+        RingMean(0)
+
+
+def test_grad_group_flag_blank_and_unscaled_load():
+    model = _model()
+    buffers = GradBuffer()
+    params = buffers.select(model, zero_fill=False)
+    buffers.prepare(params)
+    (group,) = buffers.groups
+    total = sum(p.size for p in model.params())
+    # the flag travels in one element past the gradients
+    assert group.packet.size == total + 1 and group.wire.size == total
+    assert np.shares_memory(group.packet, group.buffer)
+    group.set_flag(1)
+    assert group.flag() == 1.0 and not group.buffer.any()
+    blank = group.blank()
+    assert blank.packet.size == group.packet.size and blank.views == []
+    assert not np.shares_memory(blank.packet, group.packet)
+    # a group whose reduction scales (the ring) is loaded unscaled, and its
+    # replaced gradients are left for the ring to read where they are
+    from mpi4py import MPI
+
+    expect = {k: p.grad.copy() for k, p in model.namedparams()}
+    group.prescale = False
+    assert not buffers.load(params, 0.5)  # replaced arrays, not views
+    assert [off for off, _ in group.pending] == sorted(group.offsets.values())
+    assert all(a is not None for _, a in group.pending)
+    assert not group.buffer.any()  # nothing copied
+    pending, group.pending = group.pending, []
+    RingMean()(MPI.COMM_SELF, group.packet, 1.0, pending)
+    np.testing.assert_array_equal(
+        group.buffer, np.concatenate([expect[n].ravel() for n, _ in params])
+    )
+    buffers.store(params)
+    assert buffers.load(params, 0.5)  # now every gradient is its view
+    for name, p in params:
+        np.testing.assert_array_equal(p.grad, expect[name])

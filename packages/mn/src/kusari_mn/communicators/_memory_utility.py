@@ -7,9 +7,11 @@ After an averaging step each parameter's ``grad`` *is* a view of its
 buffer, so as long as nothing replaces it (the user leaves the gradients in
 place, or zeroes them in place with ``zerograds``), the next step has
 nothing to copy: it scales the whole buffer with one NumPy (or CuPy) call
-and reduces it in place. A gradient that was replaced (``cleargrads`` plus
-backward makes new arrays) is copied into its view once, fused with the
-scaling, and the view is handed back afterwards.
+and reduces it in place, or, for a group whose reduction divides by the
+number of ranks itself (the ring of ``_ring.py``), reduces it as it is. A
+gradient that was replaced (``cleargrads`` plus backward makes new arrays)
+is copied into its view once, fused with the scaling, or left where it is
+for the ring to read; the view is handed back afterwards.
 
 The buffers are kept between steps and rebuilt only when the set of
 parameters, their shapes or dtypes change, so a step allocates nothing.
@@ -17,11 +19,22 @@ parameters, their shapes or dtypes change, so a step allocates nothing.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy
 
 from kusari import backend
+
+_first = operator.itemgetter(0)
+
+
+def _aliases(array: Any, buffer: Any) -> bool:
+    """Whether ``array`` may be (part of) ``buffer``'s memory."""
+    if type(array) is not type(buffer):
+        return False
+    return bool(backend.get_array_module(buffer).may_share_memory(array, buffer))
 
 
 def _is_host(array: Any) -> bool:
@@ -37,9 +50,24 @@ class GradGroup:
         index_set: The same positions, as a set.
         views: One view of :attr:`buffer` per parameter, shaped like it.
         buffer: The flat buffer holding every gradient of the group.
-        wire: The flat array that is reduced: :attr:`buffer` itself, or a
-            buffer in the transport dtype (``allreduce_grad_dtype``).
-        host: Host staging copy of :attr:`wire` for a device buffer that
+        packet: What is reduced: :attr:`wire` and one element more, the
+            flag with which a rank whose gradient layout changed tells the
+            others, in the same collective as the gradients.
+        wire: The gradients in :attr:`packet` (its head): :attr:`buffer`
+            itself, or a buffer in the transport dtype
+            (``allreduce_grad_dtype``).
+        separate_wire: Whether :attr:`wire` is not :attr:`buffer`.
+        prescale: Whether :meth:`GradBuffer.load` multiplies the gradients
+            by the scale (True), or the reduction does (False: it fuses the
+            mean into the sum).
+        offsets: Where each parameter's gradient starts in the buffer, by
+            position in the selected list.
+        pending: Replaced gradients that :meth:`GradBuffer.load` left
+            where they are, as ``(offset, flat array)`` in buffer order,
+            for a reduction that reads them in place (the ring: it sends
+            them and adds them as it goes, instead of a copy pass first);
+            the reduction takes them and empties the list.
+        host: Host staging copy of :attr:`packet` for a device buffer that
             travels over MPI (None on host, or until asked for).
     """
 
@@ -51,34 +79,66 @@ class GradGroup:
         self.dtype = numpy.dtype(dtype)
         self.index = index
         self.index_set = frozenset(index)
-        self.buffer = xp.zeros(total, dtype=self.dtype)
+        wire_dtype = self.dtype if wire_dtype is None else numpy.dtype(wire_dtype)
+        self.packet = xp.zeros(total + 1, dtype=wire_dtype)
+        self.wire = self.packet[:total]
+        self.separate_wire = wire_dtype != self.dtype
+        self.buffer = (
+            xp.zeros(total, dtype=self.dtype) if self.separate_wire else self.wire
+        )
         views = []
+        starts = []
         offset = 0
         for a in arrays:
             views.append(self.buffer[offset : offset + a.size].reshape(a.shape))
+            starts.append(offset)
             offset += a.size
         self.views = views
-        self.wire = (
-            self.buffer
-            if wire_dtype is None or numpy.dtype(wire_dtype) == self.dtype
-            else xp.zeros(total, dtype=wire_dtype)
-        )
+        self.offsets = dict(zip(index, starts, strict=True))
         self.on_device = not _is_host(self.buffer)
+        self.prescale = True
+        self.pending: list[tuple[int, numpy.ndarray]] = []
         self.host: numpy.ndarray | None = None
 
-    def wire_on_host(self) -> numpy.ndarray:
-        """:attr:`wire` as a host array (a copy for a device buffer)."""
+    def blank(self) -> GradGroup:
+        """A group with buffers like this one's, zeros, and no views.
+
+        What a rank whose layout changed reduces in place of its old
+        gradients, so that the collective the other ranks are in matches
+        and no old view that is still a gradient is written.
+        """
+        xp = backend.get_array_module(self.buffer)
+        out = GradGroup(
+            self.dtype,
+            [0],
+            [xp.zeros(self.wire.size, self.dtype)],
+            self.packet.dtype if self.separate_wire else None,
+        )
+        out.index, out.index_set, out.views, out.offsets = [], frozenset(), [], {}
+        out.prescale = self.prescale
+        return out
+
+    def packet_on_host(self) -> numpy.ndarray:
+        """:attr:`packet` as a host array (a copy for a device buffer)."""
         if not self.on_device:
-            return self.wire
+            return self.packet
         if self.host is None:
-            self.host = numpy.empty(self.wire.size, dtype=self.wire.dtype)
-        self.wire.get(out=self.host)
+            self.host = numpy.empty(self.packet.size, dtype=self.packet.dtype)
+        self.packet.get(out=self.host)
         return self.host
 
-    def wire_from_host(self) -> None:
-        """Copy the host staging array back into a device :attr:`wire`."""
+    def packet_from_host(self) -> None:
+        """Copy the host staging array back into a device :attr:`packet`."""
         if self.on_device and self.host is not None:
-            self.wire.set(self.host)
+            self.packet.set(self.host)
+
+    def set_flag(self, value: float) -> None:
+        """Put the layout flag in :attr:`packet`'s last element."""
+        self.packet[-1] = value
+
+    def flag(self) -> float:
+        """The (reduced) layout flag: nonzero when a rank raised it."""
+        return float(self.packet[-1:].item())
 
 
 class GradBuffer:
@@ -94,8 +154,14 @@ class GradBuffer:
             None if transport_dtype is None else numpy.dtype(transport_dtype)
         )
         self._key: tuple[Any, ...] | None = None
+        self._last: list[tuple[Any, Any]] | None = None
         self.groups: list[GradGroup] = []
         self._views: list[Any] = []
+        # The layout signature every rank agreed on last (None: none yet,
+        # or a mismatch was found), and its first group (whose blank a rank
+        # reduces when its own layout changed).
+        self.agreed: tuple[Any, ...] | None = None
+        self.agreed_first: GradGroup | None = None
 
     def select(self, model: Any, zero_fill: bool) -> list[tuple[str, Any]]:
         """The parameters taking part, sorted by name (same order on every rank).
@@ -108,15 +174,27 @@ class GradBuffer:
             for name, param in model.namedparams(include_uninit=False)
             if zero_fill or param.grad is not None
         ]
-        out.sort(key=lambda item: item[0])
+        out.sort(key=_first)  # by name
         return out
 
     def prepare(self, params: list[tuple[str, Any]]) -> bool:
         """(Re)build the buffers for ``params``; True when the layout changed."""
+        last = self._last
+        if last is not None and len(last) == len(params):
+            # The same parameter objects holding the same arrays, in the
+            # same order: nothing the layout depends on can have changed
+            # (an array cannot change size in place while views of it
+            # exist), and this check is the cheaper one by far.
+            for (_, p), (last_p, last_a) in zip(params, last, strict=True):
+                if p is not last_p or p.array is not last_a:
+                    break
+            else:
+                return False
         key = tuple(
             (name, p.array.shape, p.array.dtype.str, _is_host(p.array))
             for name, p in params
         )
+        self._last = [(p, p.array) for _, p in params]
         if key == self._key:
             return False
         by_dtype: dict[Any, list[int]] = {}
@@ -143,8 +221,24 @@ class GradBuffer:
         return True
 
     def forget_layout(self) -> None:
-        """Make the next :meth:`prepare` rebuild the buffers (and report it)."""
+        """Make the next :meth:`prepare` rebuild the buffers (and report it),
+        and drop the agreed layout."""
         self._key = None
+        self._last = None
+        self.agreed = None
+        self.agreed_first = None
+
+    def agree(self, fuses_mean: Callable[[GradGroup], bool]) -> None:
+        """Record the current layout as agreed by every rank.
+
+        Args:
+            fuses_mean: Says for each group whether its reduction divides
+                by the number of ranks itself (then :meth:`load` does not).
+        """
+        self.agreed = self.layout_signature
+        for group in self.groups:
+            group.prescale = not fuses_mean(group)
+        self.agreed_first = self.groups[0] if self.groups else None
 
     @property
     def layout_signature(self) -> tuple[Any, ...]:
@@ -155,13 +249,18 @@ class GradBuffer:
             tuple(g.wire.dtype.str for g in self.groups),
         )
 
-    def load(self, params: list[tuple[str, Any]], scale: float = 1.0) -> None:
+    def load(self, params: list[tuple[str, Any]], scale: float = 1.0) -> bool:
         """Put ``scale`` times every gradient into the wire buffers.
 
         A gradient that is already its view stays where it is; a None
         gradient (``zero_fill``) becomes zeros; any other array is copied
         into its view, with the scaling fused into the copy where the
-        buffer is the wire.
+        buffer is the wire. Groups that are not :attr:`GradGroup.prescale`
+        are loaded unscaled (their reduction scales).
+
+        Returns:
+            Whether every gradient was its view already (then, without a
+            separate wire, :meth:`store` would have nothing to do).
         """
         views = self._views
         fresh = []
@@ -177,17 +276,23 @@ class GradBuffer:
                 fresh.append(i)
         for group in self.groups:
             xp = backend.get_array_module(group.buffer)
-            separate_wire = group.wire is not group.buffer
-            if separate_wire or not fresh:
+            separate_wire = group.separate_wire
+            scale_here = scale != 1.0 and group.prescale
+            group.pending = []
+            mine = [i for i in fresh if i in group.index_set]
+            if len(mine) > 1:
+                # A replaced gradient that is (part of) another parameter's
+                # view is read before any copy writes into that view.
+                mine.sort(key=lambda i: not _aliases(params[i][1].grad, group.buffer))
+            if separate_wire or not mine:
                 # Copies (if any) unscaled, then one scaling pass over the
                 # whole buffer, then the cast into a wire of its own dtype.
-                for i in fresh:
-                    if i in group.index_set:
-                        xp.copyto(views[i], params[i][1].grad, casting="unsafe")
+                for i in mine:
+                    xp.copyto(views[i], params[i][1].grad, casting="unsafe")
                 # Scaled in place, then cast: NumPy's multiply into a
                 # float16 output takes a slow buffered path, and the buffer
                 # is overwritten by the result anyway.
-                if scale != 1.0:
+                if scale_here:
                     xp.multiply(group.buffer, scale, out=group.buffer)
                 if separate_wire:
                     xp.copyto(group.wire, group.buffer, casting="unsafe")
@@ -197,23 +302,34 @@ class GradBuffer:
             # zeros. Copies go first, so a replaced gradient that happens to
             # be another parameter's view is read before that view is scaled.
             in_group = group.index_set
-            for i in fresh:
-                if i in in_group:
-                    grad = params[i][1].grad
-                    if scale == 1.0:
-                        xp.copyto(views[i], grad, casting="unsafe")
-                    else:
-                        xp.multiply(grad, scale, out=views[i], casting="unsafe")
-            if scale != 1.0:
+            defer = not group.prescale and not group.on_device
+            for i in mine:
+                grad = params[i][1].grad
+                if (
+                    defer
+                    and isinstance(grad, numpy.ndarray)
+                    and grad.dtype == group.dtype
+                    and grad.flags.c_contiguous
+                    and not numpy.may_share_memory(grad, group.packet)
+                ):
+                    # The ring reads it where it is (see GradGroup.pending).
+                    group.pending.append((group.offsets[i], grad.reshape(-1)))
+                elif not scale_here:
+                    xp.copyto(views[i], grad, casting="unsafe")
+                else:
+                    xp.multiply(grad, scale, out=views[i], casting="unsafe")
+            group.pending.sort(key=_first)  # by offset
+            if scale_here:
                 for i in own:
                     if i in in_group:
                         views[i] *= scale
+        return len(own) == len(params)
 
     def store(self, params: list[tuple[str, Any]]) -> None:
         """Make the reduced buffers the gradients: every ``grad`` becomes its
         view (valid until the next :meth:`load`)."""
         for group in self.groups:
-            if group.wire is not group.buffer:
+            if group.separate_wire:
                 backend.get_array_module(group.buffer).copyto(
                     group.buffer, group.wire, casting="unsafe"
                 )

@@ -8,12 +8,14 @@ import numpy
 from mpi4py import MPI
 
 from kusari_mn.communicators import _communication_utility as cu
-from kusari_mn.communicators._memory_utility import GradBuffer, GradGroup
+from kusari_mn.communicators._mean_grad import GradMeanMixin
+from kusari_mn.communicators._memory_utility import GradBuffer
 from kusari_mn.communicators._reduction import (
     HalfAllreduce,
     allreduce_sum,
     sum_op_and_type,
 )
+from kusari_mn.communicators._ring import RingMean
 from kusari_mn.communicators.communicator_base import CommunicatorBase
 
 
@@ -34,24 +36,7 @@ def _as_sequence(xs: Any, size: int, caller: str) -> list[Any]:
     return items
 
 
-def _first_difference(base: Any, other: Any, rank: int) -> str:
-    """Where layout signature ``other`` (of ``rank``) departs from rank 0's."""
-    names0 = dict(base[0])
-    names1 = dict(other[0])
-    for name in sorted(set(names0) | set(names1)):
-        if name not in names1:
-            return f"{name!r} on rank 0, no gradient on rank {rank}"
-        if name not in names0:
-            return f"{name!r} on rank {rank}, no gradient on rank 0"
-        if names0[name] != names1[name]:
-            return (
-                f"{name!r} has shape {names0[name]} on rank 0, "
-                f"{names1[name]} on rank {rank}"
-            )
-    return f"gradient dtypes {base[1]} on rank 0, {other[1]} on rank {rank}"
-
-
-class MpiCommunicatorBase(CommunicatorBase):
+class MpiCommunicatorBase(GradMeanMixin, CommunicatorBase):
     """A communicator over an mpi4py communicator.
 
     Arrays are moved as raw bytes after a small pickled header, so any dtype
@@ -97,6 +82,7 @@ class MpiCommunicatorBase(CommunicatorBase):
         self._grads = GradBuffer(self.allreduce_grad_dtype)
         self._flag = numpy.zeros(1, dtype=numpy.int32)  # for _on_any_rank
         self._half = HalfAllreduce()
+        self._ring = RingMean()
         self._owns_mpi_comm = False
 
     def __repr__(self) -> str:
@@ -364,106 +350,6 @@ class MpiCommunicatorBase(CommunicatorBase):
                 numpy.copyto(param.array, value)
             else:
                 param.array.set(numpy.ascontiguousarray(value))
-
-    def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
-        """Average the gradients over the ranks with one in-place Allreduce.
-
-        The gradients live in one persistent flat buffer per dtype, and
-        after this call each parameter's ``grad`` is a view of it (valid
-        until the next call). A gradient still in its view is not copied: the
-        buffer is divided by the size with one NumPy call and reduced in
-        place (``MPI.IN_PLACE``); a replaced gradient is copied in once,
-        divided on the way. Dividing before the sum keeps float16 sums
-        (``allreduce_grad_dtype``) from overflowing. Parameters are matched
-        across ranks by name.
-
-        Every call agrees, with one 4-byte Allreduce, on whether any
-        rank's set of gradients changed; if one did, the ranks compare their
-        layouts together, so a mismatch is an error on every rank rather
-        than ranks waiting in different collectives.
-
-        Args:
-            model: The link whose parameters' gradients are averaged.
-            zero_fill: Average a None gradient as zeros; without it, a
-                parameter whose gradient is None is left out (it must then
-                be None on every rank).
-
-        Raises:
-            ValueError: On every rank, when the ranks' gradients differ in
-                names, shapes or dtypes (e.g. a gradient None on some ranks
-                only, without ``zero_fill``).
-        """
-        grads = self._grads
-        params = grads.select(model, zero_fill)
-        self._load_agreed(grads, params, 1.0 / self.size)
-        if not params:
-            return
-        for group in grads.groups:
-            self._allreduce_grad_group(group)
-        grads.store(params)
-
-    def _load_agreed(self, grads: GradBuffer, params: list[Any], scale: float) -> None:
-        """Fill ``grads`` with ``scale`` times ``params``' gradients, once every
-        rank agrees on the layout.
-
-        Collective: every rank must call it for the same buffer. A rank
-        whose layout changed (a gradient became None without ``zero_fill``,
-        a parameter appeared) cannot compare layouts on its own: if only it
-        gathered the signatures while the others went on to the gradient
-        Allreduce, the ranks would wait in different collectives forever. So
-        each call agrees on "did any rank's layout change" with one 4-byte
-        Allreduce, and then all ranks compare signatures together.
-
-        A rank whose layout did not change fills its buffers first: the
-        agreement then comes right before the gradient Allreduce, and ranks
-        that arrive apart wait once, in the agreement, instead of twice.
-
-        Raises:
-            ValueError: On every rank, when the ranks' layouts differ (the
-                gradients that were still views of the buffer may then have
-                been scaled already).
-        """
-        changed_here = grads.prepare(params)
-        if not changed_here:
-            grads.load(params, scale)
-        if self._on_any_rank(changed_here):
-            self._check_layout(grads)
-        if changed_here:
-            grads.load(params, scale)
-
-    def _on_any_rank(self, flag: bool) -> bool:
-        """Whether ``flag`` is true on any rank (collective: every rank calls
-        it; one 4-byte Allreduce)."""
-        buf = self._flag
-        buf[0] = flag
-        if self.size > 1:
-            self.mpi_comm.Allreduce(MPI.IN_PLACE, buf, MPI.MAX)
-        return bool(buf[0])
-
-    def _check_layout(self, grads: GradBuffer) -> None:
-        mine = grads.layout_signature
-        sigs = self.mpi_comm.allgather(mine)
-        if all(s == sigs[0] for s in sigs):
-            return
-        # Forget the layout, so that the next call compares again on every
-        # rank even if nothing changes locally until then.
-        grads.forget_layout()
-        counts = ", ".join(str(len(s[0])) for s in sigs)
-        other = next(i for i, s in enumerate(sigs) if s != sigs[0])
-        raise ValueError(
-            "multi_node_mean_grad: the ranks have different gradients to average "
-            f"(gradient arrays on ranks 0 to {len(sigs) - 1}: {counts}; first "
-            "difference: "
-            f"{_first_difference(sigs[0], sigs[other], other)}); build the same "
-            "model everywhere and use zero_fill=True when some gradients may be "
-            "None"
-        )
-
-    def _allreduce_grad_group(self, group: GradGroup) -> None:
-        """Sum one group's wire buffer over the ranks, in place."""
-        host = group.wire_on_host()
-        allreduce_sum(self.mpi_comm, host, self._half)
-        group.wire_from_host()
 
     def finalize(self) -> None:
         """Free the MPI communicator if :meth:`split` made it."""

@@ -35,6 +35,11 @@ class PureNcclCommunicator(MpiCommunicatorBase):
             self._nccl_comm = self._nccl.NcclCommunicator(self.size, uid, self.rank)
         return self._nccl_comm
 
+    def _fuses_mean(self, group: GradGroup) -> bool:
+        # NCCL reduces device buffers where they lie; the host ring only
+        # takes host gradients.
+        return not group.on_device and super()._fuses_mean(group)
+
     def _allreduce_grad_group(self, group: GradGroup) -> None:
         # The gradients' device buffer (same views-into-one-buffer scheme as
         # on host) is reduced where it lies; host gradients go over MPI.
