@@ -32,19 +32,27 @@ of freed memory for reuse; ``--malloc-mmap-threshold BYTES`` sets
 ``MALLOC_MMAP_THRESHOLD_`` in both libraries' subprocesses, so that every
 block at least that large is mapped and unmapped on its own and the peak
 comes closer to the live arrays (default: glibc's own, adaptive threshold,
-what users get). The subprocesses of the two libraries and thread counts
-are interleaved round by round, so that load from other programs hits all
-alike; each reports its best wall-clock time over its repeats, and the
+what users get). ``--openblas-thread-timeout N`` likewise sets
+``OPENBLAS_THREAD_TIMEOUT``: OpenBLAS's idle threads spin-wait 2**N cycles
+(default 2**28, about 0.1 s) for their next GEMM before sleeping, on cores
+that the intra-op pool's threads then share; it is read when OpenBLAS loads,
+so only the environment can set it. The subprocesses of the two libraries
+and thread counts are interleaved round by round, so that load from other
+programs hits all alike; each reports its best wall-clock time over its repeats, and the
 table the best over ``--rounds``.
 
 Threads: a run at ``n`` threads sets ``KUSARI_NUM_THREADS``,
 ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` to
 ``n`` and calls ``torch.set_num_threads(n)``. "all" is the number of cores
 the process may use. ``ratio`` is kusari / PyTorch (below 1: kusari is
-faster); ``1->all`` is each library's speedup from one thread to all.
+faster); ``1->all`` is each library's speedup from one thread to all;
+``CPU/wall`` is the process's CPU time over its wall time in the timed steps
+at the highest thread count: a value well above the speedup means threads
+burn CPU waiting (OpenBLAS's threads spin-wait between GEMMs).
 
 Run: ``python bench_threads.py [--quick] [--rounds N] [--repeat N]
-[--only lenet,vgg] [--threads 1,4] [--malloc-mmap-threshold BYTES]``;
+[--only lenet,vgg] [--threads 1,4] [--malloc-mmap-threshold BYTES]
+[--openblas-thread-timeout N]``;
 under ``nox -s bench`` set
 ``KUSARI_BENCH_QUICK=1`` for ``--quick``.
 """
@@ -167,20 +175,36 @@ def worker(lib: str, name: str, threads: int, repeat: int, quick: bool) -> None:
     reset_peak()
     step()  # warm-up: lazy allocation, caches, thread start
     best = float("inf")
+    cpu0, wall0 = time.process_time(), time.perf_counter()
     for _ in range(repeat):
         t0 = time.perf_counter()
         step()
         best = min(best, time.perf_counter() - t0)
+    # CPU time of all the process's threads over wall time: ~1 per busy
+    # thread; above the speedup, threads spin (e.g. BLAS waiting for work).
+    util = (time.process_time() - cpu0) / max(time.perf_counter() - wall0, 1e-9)
     peak = peak_kib()
-    print(json.dumps({"time": best, "peak_kib": peak, "delta_kib": peak - base}))
+    print(
+        json.dumps(
+            {"time": best, "util": util, "peak_kib": peak, "delta_kib": peak - base}
+        )
+    )
 
 
 def _spawn(
-    lib: str, name: str, threads: int, repeat: int, quick: bool, mmap_threshold: int
+    lib: str,
+    name: str,
+    threads: int,
+    repeat: int,
+    quick: bool,
+    mmap_threshold: int,
+    blas_timeout: int = 0,
 ) -> Any:
     env = dict(os.environ)
     if mmap_threshold:
         env["MALLOC_MMAP_THRESHOLD_"] = str(mmap_threshold)
+    if blas_timeout:
+        env["OPENBLAS_THREAD_TIMEOUT"] = str(blas_timeout)
     for var in (
         "KUSARI_NUM_THREADS",
         "OPENBLAS_NUM_THREADS",
@@ -222,6 +246,10 @@ def _ratio(a: Any, b: Any) -> str:
     return f"{a['time'] / b['time']:.2f}"
 
 
+def _util(r: Any) -> str:
+    return "-" if not r or "error" in r or "util" not in r else f"{r['util']:.1f}"
+
+
 def _mib(r: Any, key: str) -> str:
     return "-" if not r or "error" in r else f"{r[key] / 1024:.0f}"
 
@@ -251,12 +279,25 @@ def main() -> None:
         metavar="BYTES",
         help="set MALLOC_MMAP_THRESHOLD_ for both libraries (0: glibc's default)",
     )
+    parser.add_argument(
+        "--openblas-thread-timeout",
+        type=int,
+        default=0,
+        metavar="N",
+        help="set OPENBLAS_THREAD_TIMEOUT=N (4-30: idle OpenBLAS threads spin "
+        "2**N cycles before sleeping; 0: OpenBLAS's default, 28)",
+    )
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.malloc_mmap_threshold < 0:
         parser.error(
             "--malloc-mmap-threshold: expected a byte count >= 0, got "
             f"{args.malloc_mmap_threshold}"
+        )
+    if args.openblas_thread_timeout and not 4 <= args.openblas_thread_timeout <= 30:
+        parser.error(
+            "--openblas-thread-timeout: expected 0 or 4 to 30, got "
+            f"{args.openblas_thread_timeout}"
         )
     # `nox -s bench` passes no arguments: KUSARI_BENCH_QUICK=1 asks for --quick.
     args.quick = args.quick or os.environ.get("KUSARI_BENCH_QUICK") == "1"
@@ -284,7 +325,13 @@ def main() -> None:
             for n in counts if r % 2 == 0 else counts[::-1]:
                 for lib in libs if r % 2 == 0 else libs[::-1]:
                     out = _spawn(
-                        lib, name, n, repeat, args.quick, args.malloc_mmap_threshold
+                        lib,
+                        name,
+                        n,
+                        repeat,
+                        args.quick,
+                        args.malloc_mmap_threshold,
+                        args.openblas_thread_timeout,
                     )
                     prev = res.get((name, lib, n))
                     if (
@@ -297,6 +344,10 @@ def main() -> None:
     _print_table(names, counts, libs, res, rounds, args.quick)
     if args.malloc_mmap_threshold:
         print(f"MALLOC_MMAP_THRESHOLD_={args.malloc_mmap_threshold} in both libraries")
+    if args.openblas_thread_timeout:
+        print(
+            f"OPENBLAS_THREAD_TIMEOUT={args.openblas_thread_timeout} in both libraries"
+        )
 
 
 def _print_table(
@@ -320,7 +371,8 @@ def _print_table(
     head = f"{'workload':<34}"
     for n in counts:
         head += f" | {'kusari':>7} {'torch':>7} {'ratio':>5} @{n}t"
-    head += f" | {'speedup ' + str(lo) + '->' + str(hi):>15} | {'peak MiB (Δ)':>23}"
+    head += f" | {'speedup ' + str(lo) + '->' + str(hi):>15}"
+    head += f" | {'CPU/wall @' + str(hi) + 't':>11} | {'peak MiB (Δ)':>23}"
     print(head)
     print("-" * len(head))
     for name in names:
@@ -336,6 +388,7 @@ def _print_table(
             a, b = res.get((name, lib, lo)), res.get((name, lib, hi))
             sp.append(_ratio(a, b))
         row += f" | {' / '.join(sp):>15}"
+        row += f" | {' / '.join(_util(res.get((name, lib, hi))) for lib in libs):>11}"
         mem = []
         for lib in libs:
             r = res.get((name, lib, hi))
@@ -348,7 +401,9 @@ def _print_table(
     print(
         f"speedup {lo}->{hi}: each library's time at {lo} thread(s) over its time "
         f"at {hi} (kusari / torch); peak MiB: resident peak at {hi} thread(s), "
-        "kusari / torch, Δ: growth over the built model and data"
+        "kusari / torch, Δ: growth over the built model and data; CPU/wall: "
+        f"process CPU time over wall time in the timed steps at {hi} thread(s) "
+        "(above the speedup: threads spinning)"
     )
 
 

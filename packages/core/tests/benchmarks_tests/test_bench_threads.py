@@ -132,3 +132,69 @@ def test_worker_baseline_is_after_the_build(bench, monkeypatch, capsys):
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert 28 << 10 <= out["delta_kib"] < 56 << 10, out
     assert kept
+
+
+def test_worker_reports_cpu_over_wall(bench, monkeypatch, capsys):
+    # One busy thread: at most about 1 (CPU time of all threads over wall
+    # time; less where other processes share the core).
+    def build(quick):
+        x = np.ones(1 << 20)
+
+        def step():
+            for _ in range(20):
+                np.sqrt(x, out=x)
+
+        return step
+
+    fake = ModuleType("_workloads_torch")
+    fake.BUILDERS = {"fake": build}  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "_workloads_torch", fake)
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(set_num_threads=int))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    bench.worker("torch", "fake", 1, 5, False)
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert 0.02 < out["util"] < 1.5, out
+
+
+def test_table_shows_cpu_over_wall(bench, capsys):
+    res = {
+        ("lenet", lib, n): {"time": t, "util": u, "peak_kib": 1024, "delta_kib": 0}
+        for lib, n, t, u in [
+            ("kusari", 1, 0.04, 1.0),
+            ("kusari", 2, 0.03, 1.9),
+            ("torch", 1, 0.04, 1.0),
+            ("torch", 2, 0.02, 2.0),
+        ]
+    }
+    bench._print_table(["lenet"], [1, 2], ["kusari", "torch"], res, 1, False)
+    out = capsys.readouterr().out
+    assert "CPU/wall @2t" in out
+    row = next(line for line in out.splitlines() if line.startswith("LeNet"))
+    assert "1.9 / 2.0" in row and "1.33 / 2.00" in row
+
+
+def test_spawn_sets_the_openblas_thread_timeout(bench, monkeypatch):
+    seen = []
+
+    def fake_run(cmd, env, capture_output, text):
+        seen.append((cmd[3], env.get("OPENBLAS_THREAD_TIMEOUT")))
+        out = json.dumps({"time": 1.0, "peak_kib": 2, "delta_kib": 1})
+        return SimpleNamespace(returncode=0, stdout=out + "\n", stderr="")
+
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    monkeypatch.delenv("OPENBLAS_THREAD_TIMEOUT", raising=False)
+    for lib in ("kusari", "torch"):
+        bench._spawn(lib, "lenet", 2, 1, False, 0, 4)
+        bench._spawn(lib, "lenet", 2, 1, False, 0)
+    assert seen == [("kusari", "4"), ("kusari", None), ("torch", "4"), ("torch", None)]
+
+
+@pytest.mark.parametrize("value", ["3", "31", "-1"])
+def test_bad_openblas_thread_timeout_is_refused(bench, monkeypatch, capsys, value):
+    monkeypatch.setattr(
+        sys, "argv", ["bench_threads.py", "--openblas-thread-timeout", value]
+    )
+    with pytest.raises(SystemExit):
+        bench.main()
+    err = capsys.readouterr().err
+    assert "--openblas-thread-timeout" in err and value in err

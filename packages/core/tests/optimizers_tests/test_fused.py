@@ -279,6 +279,49 @@ def test_threaded_update_matches(monkeypatch):
     same_params(a, b)
 
 
+@pytest.mark.parametrize("name,kwargs", OPTS)
+def test_threaded_update_spreads_small_models(name, kwargs, monkeypatch):
+    # A model of less than one BLOCK is cut into smaller blocks, several per
+    # thread, when the update is worth splitting; results stay exact.
+    from kusari.utils import threads
+
+    old = threads.get_num_threads()
+    monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
+    monkeypatch.setattr(_fused, "MIN_BLOCK", 4)
+    items = []
+    real = threads.run_split
+    monkeypatch.setattr(
+        threads, "run_split", lambda f, n, b: items.append(n) or real(f, n, b)
+    )
+    threads.set_num_threads(3)
+    try:
+        a, _ = run(name, kwargs, True)
+    finally:
+        threads.set_num_threads(old)
+    monkeypatch.undo()
+    assert items and min(items) >= 3 * threads.OVERSPLIT
+    b, _ = run(name, kwargs, False)
+    same_params(a, b)
+
+
+def test_one_thread_keeps_full_blocks(monkeypatch):
+    from kusari.utils import threads
+
+    old = threads.get_num_threads()
+    monkeypatch.setattr(_fused, "MIN_BLOCK", 4)
+    items = []
+    real = threads.run_split
+    monkeypatch.setattr(
+        threads, "run_split", lambda f, n, b: items.append(n) or real(f, n, b)
+    )
+    threads.set_num_threads(1)
+    try:
+        run("Adam", {"alpha": 0.01}, True)
+    finally:
+        threads.set_num_threads(old)
+    assert items and set(items) == {1}  # the whole model in one block
+
+
 def test_tied_arrays_stay_tied():
     def build(fused):
         rng = np.random.default_rng(0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import weakref
 
 import numpy
@@ -258,3 +259,175 @@ def test_one_blas_thread_holds_blas_at_one_and_restores(n_threads):
     with threads.one_blas_thread():
         assert blas_threads() == {1}
     assert blas_threads() == before
+
+
+class _StuckJob:
+    """Stands in a worker's queue ahead of real jobs: holds the worker until
+    released, as a worker whose core is busy elsewhere would be held."""
+
+    def __init__(self):
+        self.started = threading.Event()
+        self.release = threading.Event()
+
+    def claim(self):
+        return 0
+
+    def run(self, i):
+        self.started.set()
+        assert self.release.wait(10)
+
+
+@pytest.fixture
+def stuck_worker(n_threads):
+    n_threads(2)
+    threads.parallel_for(lambda i: None, 2)  # start the pool
+    stuck = _StuckJob()
+    threads._pool.queues[0].put(stuck)
+    assert stuck.started.wait(10)
+    yield stuck
+    stuck.release.set()
+
+
+def test_caller_takes_over_a_late_workers_tasks(stuck_worker):
+    ran = []
+    threads.parallel_for(lambda i: ran.append((i, threading.get_ident())), 5)
+    # Nobody waited for the held worker: the caller ran every task.
+    assert sorted(i for i, _ in ran) == [0, 1, 2, 3, 4]
+    assert {t for _, t in ran} == {threading.get_ident()}
+    stuck_worker.release.set()
+    # The worker then finds its stale job done and takes part again.
+    barrier = threading.Barrier(2, timeout=10)
+    seen = []
+
+    def task(i):
+        barrier.wait()
+        seen.append(threading.get_ident())
+
+    threads.parallel_for(task, 2)
+    assert len(set(seen)) == 2
+
+
+def test_a_stale_job_keeps_nothing_alive(stuck_worker):
+    class Payload:
+        pass
+
+    payload = Payload()
+    ref = weakref.ref(payload)
+
+    def make_task(obj):
+        return lambda i: obj
+
+    task = make_task(payload)
+    threads.parallel_for(task, 3)  # its job waits in the held worker's queue
+    del task, payload
+    assert ref() is None
+
+
+def test_worker_error_propagates(n_threads):
+    n_threads(2)
+    barrier = threading.Barrier(2, timeout=10)
+    caller = threading.get_ident()
+    where = {}
+
+    def task(i):
+        barrier.wait()  # both tasks at once: task 1 is the worker's
+        where[i] = threading.get_ident()
+        if i == 1:
+            raise ValueError("task 1 failed")
+
+    with pytest.raises(ValueError, match="task 1 failed"):
+        threads.parallel_for(task, 2)
+    assert where[0] == caller and where[1] != caller
+
+
+def test_all_tasks_run_once_at_any_thread_count(n_threads):
+    for n in (1, 2, 3, 5):
+        n_threads(n)
+        for n_tasks in (1, 2, 3, 7, 64):
+            counts = [0] * n_tasks
+            lock = threading.Lock()
+
+            def task(i, counts=counts, lock=lock):
+                with lock:
+                    counts[i] += 1
+
+            threads.parallel_for(task, n_tasks)
+            assert counts == [1] * n_tasks
+
+
+def _cpu_seconds(thread):
+    return time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+
+
+def test_idle_pool_uses_no_cpu(n_threads):
+    # Workers block on their queues between jobs (no spinning): an idle
+    # process with a started pool costs no CPU.
+    n_threads(3)
+    for _ in range(50):
+        threads.parallel_for(lambda i: None, 3)
+    workers = list(threads._pool.threads)
+    before = [_cpu_seconds(t) for t in workers]
+    time.sleep(0.3)
+    used = [_cpu_seconds(t) - b for t, b in zip(workers, before)]
+    assert max(used) < 0.01, used
+
+
+def test_run_split_makes_several_ranges_per_thread(n_threads, monkeypatch):
+    monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
+    n_threads(3)
+    got = []
+    big = threads.MIN_BYTES_PER_CHUNK * 1000
+    threads.run_split(lambda a, b: got.append((a, b)), 100, big)
+    assert sorted(got) == threads.split(100, 3 * threads.OVERSPLIT)
+    # No range below MIN_BYTES_PER_CHUNK of work, but at least one per thread.
+    got.clear()
+    threads.run_split(lambda a, b: got.append((a, b)), 100, 3)
+    assert sorted(got) == threads.split(100, 3)
+    # Nor more than MAX_CHUNKS (each is a Python call under the GIL), unless
+    # there are more threads than that.
+    monkeypatch.setattr(threads, "MAX_CHUNKS", 5)
+    got.clear()
+    threads.run_split(lambda a, b: got.append((a, b)), 100, big)
+    assert sorted(got) == threads.split(100, 5)
+    monkeypatch.setattr(threads, "MAX_CHUNKS", 2)
+    got.clear()
+    threads.run_split(lambda a, b: got.append((a, b)), 100, big)
+    assert sorted(got) == threads.split(100, 3)
+
+
+def test_run_split_results_identical_at_1_and_3_threads(n_threads, monkeypatch):
+    monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
+    monkeypatch.setattr(threads, "MIN_BYTES_PER_CHUNK", 1)
+    x = numpy.random.default_rng(2).standard_normal(1001).astype(numpy.float32)
+
+    def compute():
+        out = numpy.empty_like(x)
+
+        def work(a, b):
+            numpy.exp(numpy.sin(x[a:b]) * 3.0, out=out[a:b])
+
+        threads.run_split(work, x.size, 1 << 30)
+        return out
+
+    n_threads(1)
+    one = compute()
+    n_threads(3)
+    numpy.testing.assert_array_equal(compute(), one)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_no_task_starts_after_a_failure(n_threads, n):
+    n_threads(n)
+    ran = []
+
+    def task(i):
+        ran.append(i)
+        if i == 0:
+            raise RuntimeError("first task failed")
+
+    with pytest.raises(RuntimeError, match="first task failed"):
+        threads.parallel_for(task, 200)
+    assert 0 in ran and len(ran) < 100
+    out = []
+    threads.parallel_for(out.append, 4)  # the pool still works
+    assert sorted(out) == [0, 1, 2, 3]

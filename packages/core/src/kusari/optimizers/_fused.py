@@ -47,6 +47,9 @@ from kusari.utils import threads
 # optimizers interleaved, best of 60), 256K beat 128K by 5-8% for both SGD
 # (0.96 vs 1.03 ms) and Adam (3.90 vs 4.13 ms); 512K was slower again.
 BLOCK = 1 << 18
+# The smallest block when a smaller BLOCK spreads the update over the
+# intra-op threads (below it the per-block calls cost more than they share).
+MIN_BLOCK = 1 << 15
 
 Kernel = Callable[..., None]
 
@@ -105,7 +108,15 @@ def run_blocks(
         grads: The flat gradient of each packed parameter, in buffer order.
         offsets: Start of each parameter in the buffer, then the total size.
     """
+    total = sum(b - a for a, b, _ in ranges)
+    nbytes = total * p.itemsize * (3 + len(state))
     block = BLOCK
+    threads_wanted = threads.plan(nbytes, total // MIN_BLOCK)
+    if threads_wanted > 1:
+        # Several blocks per thread (see threads.OVERSPLIT): with a model
+        # of a few BLOCKs, one thread would otherwise get most of the work.
+        per = -(-total // (threads_wanted * threads.OVERSPLIT))
+        block = min(BLOCK, max(MIN_BLOCK, per))
     pieces: list[tuple[int, int, Any, Any]] = []  # start, stop, consts, grad
     for a, b, consts in ranges:
         i = bisect.bisect_right(offsets, a) - 1
@@ -131,8 +142,6 @@ def run_blocks(
             i = j
     if not pieces:
         return
-    total = sum(b - a for a, b, _ in ranges)
-    nbytes = total * p.itemsize * (3 + len(state))
 
     def work(lo: int, hi: int) -> None:
         mine = pieces[lo:hi]

@@ -64,6 +64,17 @@ ENV_VAR = "KUSARI_NUM_THREADS"
 # join), while one core streams about 1 byte per ns through a NumPy copy.
 MIN_BYTES_PER_THREAD = 1 << 18
 
+# Ranges per thread that :func:`run_split` makes, and the bytes a range must
+# touch at least. One range per thread leaves a thread whose core is taken
+# (by another process, or by OpenBLAS threads spin-waiting for their next
+# GEMM) holding the others up; a few per thread let the free ones take over
+# its share, for a few microseconds per extra range.
+# At most MAX_CHUNKS ranges (more than threads only up to it): each costs
+# a claim and a Python call under the GIL, which many threads would share.
+OVERSPLIT = 4
+MIN_BYTES_PER_CHUNK = 1 << 16
+MAX_CHUNKS = 64
+
 # Elements an element-wise operation or reduction needs before its caller
 # asks :func:`elementwise` / :func:`reduce_sum` to split it. Callers test
 # ``x.size >= MIN_ELEMENTS`` themselves, so that the small-op path pays one
@@ -103,7 +114,7 @@ def _default_threads() -> int:
 
 
 class _Pool:
-    """Worker threads that each wait on their own task queue."""
+    """Worker threads that each wait on their own job queue."""
 
     def __init__(self, n_workers: int) -> None:
         self.queues: list[queue.SimpleQueue[Any]] = []
@@ -122,6 +133,53 @@ class _Pool:
             q.put(None)
 
 
+class _Job:
+    """One :func:`parallel_for` call; whichever thread is free claims the next
+    task. A worker that wakes late (its core taken by another process, or by
+    BLAS threads spinning between GEMMs) so leaves its share to the threads
+    running, and the caller waits for the tasks, not for the workers."""
+
+    __slots__ = ("fn", "n", "next", "left", "lock", "done", "errors")
+
+    def __init__(self, fn: Callable[[int], Any], n: int, first: int) -> None:
+        self.fn: Callable[[int], Any] | None = fn
+        self.n, self.next, self.left = n, first, n  # next unclaimed, unfinished
+        self.lock = threading.Lock()
+        self.done = threading.Lock()  # released when the last task ends
+        self.done.acquire()
+        self.errors: list[BaseException] = []
+
+    def claim(self, ended: bool = False, error: BaseException | None = None) -> int:
+        """The next task to run (``n``: none), after counting one that ended."""
+        with self.lock:
+            if ended:
+                if error is not None:
+                    # No task starts after a failure: count the unclaimed
+                    # ones as ended.
+                    self.errors.append(error)
+                    self.left -= self.n - self.next
+                    self.next = self.n
+                self.left -= 1
+                if self.left == 0:
+                    self.done.release()
+            i = self.next
+            if i < self.n:
+                self.next = i + 1
+            return i
+
+    def run(self, i: int) -> None:
+        """Run task ``i`` and every task still unclaimed after it."""
+        while i < self.n:
+            error = None
+            try:
+                # fn is read at each call: the caller drops it once all tasks
+                # have ended (and a claimed index means one has not).
+                self.fn(i)  # type: ignore[misc]
+            except BaseException as e:  # handed back to the caller
+                error = e
+            i = self.claim(True, error)
+
+
 _local = threading.local()
 
 
@@ -129,21 +187,13 @@ def _worker(q: queue.SimpleQueue[Any]) -> None:
     # Work running here must not fan out again (the pool is busy with it).
     _local.inside = True
     while True:
-        task = q.get()
-        if task is None:
+        job = q.get()
+        if job is None:
             return
-        fn, index, done, errors = task
-        # The task's closure holds the caller's arrays (inputs, outputs,
-        # temporaries): drop it before signalling, or this idle thread would
-        # keep them alive until its next task.
-        task = None
-        try:
-            fn(index)
-        except BaseException as e:  # handed back to the caller
-            errors.append(e)
-        finally:
-            fn = None
-            done.release()
+        job.run(job.claim())
+        # An idle worker must not keep the last job (and through a job that
+        # ended late, its closure and the caller's arrays) alive.
+        job = None
 
 
 _state_lock = threading.Lock()
@@ -296,60 +346,54 @@ def split(n_items: int, pieces: int) -> list[tuple[int, int]]:
 def parallel_for(fn: Callable[[int], Any], n_tasks: int) -> None:
     """Run ``fn(0)``, ..., ``fn(n_tasks - 1)`` on the pool and wait for all.
 
-    The calling thread runs task 0 (and, with more tasks than threads, a
-    share of the rest) itself. Tasks must write to disjoint
+    The calling thread runs task 0, then, like the workers, claims the next
+    unclaimed task whenever it is free (so a worker that starts late takes
+    a smaller share, or none). Tasks must write to disjoint
     outputs. Work is serial when there is one task, when called from inside
     a task, or while another thread is running a :func:`parallel_for`.
-    An exception raised by a task is re-raised here after all have ended.
+    When a task raises, no further task starts; the first exception is
+    re-raised here once the tasks already running have ended.
 
     Args:
         fn: The task, called with its index.
         n_tasks: The number of tasks.
     """
-    if n_tasks <= 1 or getattr(_local, "inside", False):
-        for i in range(n_tasks):
-            fn(i)
-        return
-    if not _busy.acquire(blocking=False):
+    if (
+        n_tasks <= 1
+        or getattr(_local, "inside", False)
+        or not _busy.acquire(blocking=False)
+    ):
         for i in range(n_tasks):
             fn(i)
         return
     try:
         pool = _get_pool()
-        workers = len(pool.threads)
-        if workers == 0:
-            for i in range(n_tasks):
-                fn(i)
-            return
-        done = threading.Semaphore(0)
-        errors: list[BaseException] = []
-        # Task i goes to worker (i - 1) % workers, the caller keeps task 0 and
-        # every (workers + 1)-th after it.
-        handed = 0
-        for i in range(1, n_tasks):
-            if i % (workers + 1):
-                pool.queues[(i - 1 - i // (workers + 1)) % workers].put(
-                    (fn, i, done, errors)
-                )
-                handed += 1
+        workers = min(len(pool.threads), n_tasks - 1)
+        # Task 0 is the caller's; the rest go to whoever claims them first.
+        job = _Job(fn, n_tasks, 1)
+        for q in pool.queues[:workers]:
+            q.put(job)
         _local.inside = True
         try:
-            for i in range(0, n_tasks, workers + 1):
-                fn(i)
-        except BaseException as e:
-            errors.append(e)
+            job.run(0)
         finally:
             _local.inside = False
-            for _ in range(handed):
-                done.acquire()
-        if errors:
-            raise errors[0]
+        job.done.acquire()
+        job.fn = None
+        if job.errors:
+            raise job.errors[0]
     finally:
         _busy.release()
 
 
 def run_split(fn: Callable[[int, int], Any], n_items: int, nbytes: int) -> None:
     """``fn(start, stop)`` over ranges of ``n_items``, in parallel when large.
+
+    When split, the ranges are :data:`OVERSPLIT` times as many as the
+    threads (as far as items, :data:`MIN_BYTES_PER_CHUNK` and
+    :data:`MAX_CHUNKS` allow), so that
+    a thread that starts late, or shares its core, leaves part of its share
+    to the others (see :func:`parallel_for`).
 
     Args:
         fn: Processes items ``start:stop`` (disjoint outputs per range).
@@ -360,7 +404,8 @@ def run_split(fn: Callable[[int, int], Any], n_items: int, nbytes: int) -> None:
     if pieces <= 1:
         fn(0, n_items)
         return
-    ranges = split(n_items, pieces)
+    chunks = min(n_items, pieces * OVERSPLIT, nbytes // MIN_BYTES_PER_CHUNK, MAX_CHUNKS)
+    ranges = split(n_items, max(pieces, chunks))
     parallel_for(lambda i: fn(*ranges[i]), len(ranges))
 
 

@@ -120,10 +120,12 @@ def _step(x: Any, nplanes: int, plane_bytes: int) -> int:
     if not isinstance(x, numpy.ndarray):
         return max(1, nplanes)
     step = max(1, min(nplanes, _CHUNK_BYTES // max(1, plane_bytes)))
-    # At least one block per intra-op thread when the work is worth splitting.
+    # Several blocks per intra-op thread when the work is worth splitting:
+    # with one each, a thread that starts late (its core busy) would hold
+    # the others up; with a few, the free threads take over its blocks.
     pieces = threads.plan(2 * nplanes * plane_bytes, nplanes)
     if pieces > 1:
-        step = min(step, -(-nplanes // pieces))
+        step = min(step, -(-nplanes // (pieces * threads.OVERSPLIT)))
     return step
 
 

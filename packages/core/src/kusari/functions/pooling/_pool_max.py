@@ -188,15 +188,24 @@ def index_scatter(idx: Any, g: Any, pp: PoolParams, outsz: tuple[int, ...]) -> A
     gs = g.reshape(NC, -1)
     ids = idx.reshape(NC, -1)
     overlap = pp.overlapping(gsz)
-    for i in range(0, NC, step):
-        n = min(step, NC - i)
-        pos = (base[:n] + _rel_offsets(ids[i : i + n], pp.k, pstr, rdt)).ravel()
-        target = res[i : i + n].reshape(-1)
-        vals = gs[i : i + n].reshape(-1)
-        if overlap:  # CuPy (>= 13) has the same atomic ufunc.at
-            xp.add.at(target, pos, vals)
-        else:  # every position is written at most once
-            target[pos] = vals
+    blocks = list(range(0, NC, step))
+
+    def work(lo: int, hi: int) -> None:
+        # Each block of planes scatters into its own rows of res.
+        for i in blocks[lo:hi]:
+            n = min(step, NC - i)
+            pos = (base[:n] + _rel_offsets(ids[i : i + n], pp.k, pstr, rdt)).ravel()
+            target = res[i : i + n].reshape(-1)
+            vals = gs[i : i + n].reshape(-1)
+            if overlap:  # CuPy (>= 13) has the same atomic ufunc.at
+                xp.add.at(target, pos, vals)
+            else:  # every position is written at most once
+                target[pos] = vals
+
+    if xp is numpy:
+        threads.run_split(work, len(blocks), 2 * res.nbytes + ids.nbytes)
+    else:
+        work(0, len(blocks))
     res = res.reshape((N, C) + P)
     if P == outsz:
         return res
