@@ -9,7 +9,10 @@ Cases (float32):
 * ``maxpool``: ``max_pooling_2d`` 3 x 3, stride 2 on 64 x 96 x 55 x 55;
 * ``r50_56`` ... ``r50_7``: ResNet-50's 3 x 3 stride-1 layers at batch 16
   (64 channels at 56 x 56, 128 at 28, 256 at 14, 512 at 7), pad 1;
-* ``vgg112``: a VGG block's 3 x 3 layer, 16 x 64 x 112 x 112 -> 64, pad 1.
+* ``vgg112``: a VGG block's 3 x 3 layer, 16 x 64 x 112 x 112 -> 64, pad 1;
+* ``pw56`` / ``pw7`` / ``proj14``: ResNet-50's 1 x 1 layers at batch 16,
+  64 -> 256 at 56 x 56, 2048 -> 512 at 7 x 7 and the stride-2 projection
+  1024 -> 2048 at 14 x 14.
 
 For the 3 x 3 stride-1 cases kusari runs Winograd where its rule picks it;
 the ``im2col ms`` column is kusari forced onto the im2col + GEMM path (the
@@ -18,7 +21,9 @@ column is kusari with the fused forward (``_conv_fused``: columns, GEMM and
 bias per cache-sized block on the intra-op threads) switched off, i.e. the
 sample-major forward it replaced; on the backward rows it is kusari with
 ``_conv_fused_bwd`` (the blocked weight gradient, the input gradient one
-sample per thread) switched off instead.
+sample per thread) switched off instead.  For the 1 x 1 cases it is kusari
+with ``_conv_pointwise`` switched off and GEMMs left whole (the column loop
+with BLAS's own threads, which those layers took before).
 
 Forward is timed without graph recording; backward is the time of
 ``backward()`` on an output whose graph was built outside the timer (input
@@ -56,6 +61,9 @@ CASES: dict[str, tuple[tuple[int, ...], tuple[int, ...] | None, int, int, int]] 
     "r50_14": ((16, 256, 14, 14), (256, 256, 3, 3), 1, 1, 1),
     "r50_7": ((16, 512, 7, 7), (512, 512, 3, 3), 1, 1, 1),
     "vgg112": ((16, 64, 112, 112), (64, 64, 3, 3), 1, 1, 1),
+    "pw56": ((16, 64, 56, 56), (256, 64, 1, 1), 1, 0, 1),
+    "pw7": ((16, 2048, 7, 7), (512, 2048, 1, 1), 1, 0, 1),
+    "proj14": ((16, 1024, 14, 14), (2048, 1024, 1, 1), 2, 0, 1),
 }
 
 
@@ -151,18 +159,21 @@ class TorchCase:
 
 
 class Forced:
-    """Runs a kusari case with one module attribute set (a kernel choice)."""
+    """Runs a kusari case with module attributes set (a kernel choice):
+    ``(module, attribute, value)`` triples."""
 
-    def __init__(self, kc: KusariCase, mod: Any, attr: str, value: Any) -> None:
-        self.kc, self.mod, self.attr, self.value = kc, mod, attr, value
+    def __init__(self, kc: KusariCase, *settings: tuple[Any, str, Any]) -> None:
+        self.kc, self.settings = kc, settings
 
     def _forced(self, fn: Callable[..., Any], *args: Any) -> Any:
-        old = getattr(self.mod, self.attr)
-        setattr(self.mod, self.attr, self.value)
+        old = [getattr(mod, attr) for mod, attr, _ in self.settings]
+        for mod, attr, value in self.settings:
+            setattr(mod, attr, value)
         try:
             return fn(*args)
         finally:
-            setattr(self.mod, self.attr, old)
+            for (mod, attr, _), value in zip(self.settings, old):
+                setattr(mod, attr, value)
 
     def forward(self) -> None:
         self._forced(self.kc.forward)
@@ -190,7 +201,13 @@ def main() -> None:
     args = parser.parse_args()
 
     import kusari
-    from kusari.functions.connection import _conv_fused, _conv_fused_bwd, _winograd
+    from kusari.functions.connection import (
+        _conv_common,
+        _conv_fused,
+        _conv_fused_bwd,
+        _conv_pointwise,
+        _winograd,
+    )
 
     torch: Any
     try:
@@ -222,9 +239,20 @@ def main() -> None:
             xs, ws, stride, pad, mult = CASES[name]
             kc = KusariCase(xs, ws, stride, pad, rng)
             three = ws is not None and ws[2:] == (3, 3) and stride == 1
-            dc = Forced(kc, _winograd, "_FORCE", "direct") if three else None
-            uc = None if ws is None else Forced(kc, _conv_fused, "ENABLED", False)
-            ub = None if ws is None else Forced(kc, _conv_fused_bwd, "ENABLED", False)
+            dc = Forced(kc, (_winograd, "_FORCE", "direct")) if three else None
+            if ws is not None and ws[2:] == (1, 1):
+                whole = (
+                    (_conv_pointwise, "ENABLED", False),
+                    (_conv_common, "_MIN_TILED_MACS", 1 << 62),
+                )
+                uc = ub = Forced(kc, *whole)
+            else:
+                uc = None if ws is None else Forced(kc, (_conv_fused, "ENABLED", False))
+                ub = (
+                    None
+                    if ws is None
+                    else Forced(kc, (_conv_fused_bwd, "ENABLED", False))
+                )
             tc = TorchCase(torch, kc) if torch is not None else None
             inner = mult
             # warm-up (first calls allocate scratch buffers, pick kernels)

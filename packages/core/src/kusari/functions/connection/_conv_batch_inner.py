@@ -30,6 +30,7 @@ from kusari.functions.connection._conv_common import (
     _workspace,
     _xp,
     high_pad,
+    matmul_into,
     par_apply,
     par_assign,
     par_zero,
@@ -218,7 +219,7 @@ def _conv_forward_bi(
     for r0, r in chunks:
         cols = _bi_cols(buf, win, r0, r, nd, pointwise)
         res = yt[:, :, r0 : r0 + r].reshape(G, Og, r * rest)
-        xp.matmul(W2, cols.reshape(G, K, r * rest), out=res)
+        matmul_into(W2, cols.reshape(G, K, r * rest), res)
     y = xp.empty((N, G * Og) + out, dtype=cdt)
     _from_batch_inner(yt.reshape((G * Og,) + out + (N,)), y)
     return y
@@ -261,21 +262,15 @@ def _conv_grad_weight_bi(
     )
     gt = _workspace(1, O * rest * chunks[0][1], cdt, xp)
     lead = (slice(None), slice(None))
-    gW = None
+    gW = xp.empty((G, K, Og), dtype=cdt)
     for r0, r in chunks:
         cols = _bi_cols(buf, win, r0, r, nd, pointwise)
         g = gt[: O * r * rest].reshape((O, r) + out[1:] + (N,))
         _to_batch_inner_into(gy[lead + (slice(r0, r0 + r),)], g)
         # (K, rN) @ (rN, Og): the orientation OpenBLAS runs fastest for a
         # long inner extent (see conv_grad_weight).
-        part = xp.matmul(
-            cols.reshape(G, K, r * rest), g.reshape(G, Og, r * rest).swapaxes(-1, -2)
-        )
-        if gW is None:
-            gW = part
-        else:
-            gW += part
-    assert gW is not None
+        gT = g.reshape(G, Og, r * rest).swapaxes(-1, -2)
+        matmul_into(cols.reshape(G, K, r * rest), gT, gW, accumulate=r0 > 0)
     return gW
 
 
@@ -304,7 +299,7 @@ def _deconv_forward_bi(
     if _is_pointwise(k, s, p, insz, out):
         yt = _workspace(4, G * CKg * insz[0] * rest, cdt, xp)
         yt = yt.reshape(G, CKg, insz[0] * rest)
-        xp.matmul(W2, x4.reshape(G, Cing, insz[0] * rest), out=yt)
+        matmul_into(W2, x4.reshape(G, Cing, insz[0] * rest), yt)
         _from_batch_inner(yt.reshape((Cout,) + out + (N,)), y)
         return y
     P = _deconv_pad_shape(out, p, insz, s, k, d)
@@ -315,7 +310,7 @@ def _deconv_forward_bi(
     buf = _workspace(0, G * CKg * rest * chunks[0][1], cdt, xp)
     for r0, r in chunks:
         col = buf[: G * CKg * r * rest].reshape(G, CKg, r * rest)
-        xp.matmul(W2, x4[:, :, r0 : r0 + r].reshape(G, Cing, r * rest), out=col)
+        matmul_into(W2, x4[:, :, r0 : r0 + r].reshape(G, Cing, r * rest), col)
         col = col.reshape((Cout,) + k + (r,) + insz[1:] + (N,))
         _col2im_add_bi(col, ypt, k, s, d, (r,) + insz[1:], r0)
     crop = (slice(None),) + tuple(slice(pp, pp + o) for pp, o in zip(p, out))

@@ -19,6 +19,10 @@ Their weight gradients (kernels larger than 1x1) go through
 convolutions of large planes (most input gradients of those layers) run one
 sample per thread there.
 
+1x1 kernels without padding go through ``_conv_pointwise`` where the
+per-sample GEMM below does not take them, as do all their weight gradients;
+GEMMs of the column loops run as tiles on the intra-op threads (``pool_matmul``).
+
 Small feature maps use a second, batch-innermost layout (``_conv_batch_inner``,
 which also holds the cost model that picks the layout per call); the scratch
 buffers, chunking and copy helpers that both layouts share are in
@@ -37,6 +41,7 @@ from kusari.functions.connection import (
     _conv_fused,
     _conv_fused_bwd,
     _conv_gpu,
+    _conv_pointwise,
     _winograd,
 )
 from kusari.functions.connection._conv_batch_inner import (
@@ -56,10 +61,13 @@ from kusari.functions.connection._conv_common import (
     _small_ufunc_buffer,
     _workspace,
     _xp,
+    filter_from_kog,
     high_pad,
+    matmul_into,
     par_apply,
     par_assign,
     par_zero,
+    transposed_filter,
 )
 from kusari.functions.connection._conv_common import (
     clear_workspace as clear_workspace,  # re-exported for callers
@@ -202,6 +210,9 @@ def conv_forward(
         # (G, Og, K) @ (N, G, K, L): the output is already (N, O, *out).
         y = _per_sample_gemm(W2, x.reshape(N, groups, K, L))
         return _finish(y.reshape((N, O) + out), b, x.dtype)
+    if _conv_pointwise.applicable(xp, k, p, tuple(x.shape[2:]), out, s):
+        y = _conv_pointwise.conv_forward(x, W2, s, out, cdt)
+        return _finish(y, b, x.dtype)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
         y = _conv_forward_bi(x, W2, s, p, d, k, out, cdt)
         return _finish(y, b, x.dtype)
@@ -219,7 +230,7 @@ def conv_forward(
             m = min(n, N - i)
             cols = _fill_cols(buf, src, i, m, nd)
             r = rbuf[: O * m * L].reshape(groups, Og, m * L)
-            xp.matmul(W2, cols.reshape(groups, K, m * L), out=r)
+            matmul_into(W2, cols.reshape(groups, K, m * L), r)
             par_assign(y[i : i + m], r.reshape(groups, Og, m, L).transpose(2, 0, 1, 3))
     return _finish(y.reshape((N, O) + out), b, x.dtype)
 
@@ -320,9 +331,12 @@ def conv_grad_weight(
     if xp is not numpy and nd == 2:
         gW = _conv_gpu.conv_grad_weight(x, gy, groups, s, p, d, k, cdt)
         return gW.reshape(w_shape).astype(x.dtype, copy=False)
+    if _conv_pointwise.applicable(xp, k, p, tuple(x.shape[2:]), out, s):
+        gW = _conv_pointwise.conv_grad_weight(x, gy, s, groups, cdt)
+        return filter_from_kog(gW, w_shape, x.dtype)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
-        gW = _conv_grad_weight_bi(x, gy, s, p, d, k, groups, cdt).swapaxes(-1, -2)
-        return gW.reshape(w_shape).astype(x.dtype, copy=False)
+        gW = _conv_grad_weight_bi(x, gy, s, p, d, k, groups, cdt)
+        return filter_from_kog(gW, w_shape, x.dtype)
     if _conv_fused_bwd.applicable(xp, k, out):
         gW = _conv_fused_bwd.conv_grad_weight(x, gy, k, s, p, d, groups, cdt)
         return gW.astype(x.dtype, copy=False)
@@ -331,7 +345,7 @@ def conv_grad_weight(
     n = _chunk(groups * K * L, numpy.dtype(cdt).itemsize, N)
     buf = _workspace(0, groups * K * L * n, cdt, xp)
     gbuf = _workspace(1, groups * Og * L * n, cdt, xp)
-    gW = None
+    gW = xp.empty((groups, K, Og), dtype=cdt)
     for i in range(0, N, n):
         m = min(n, N - i)
         cols = _fill_cols(buf, src, i, m, nd).reshape(groups, K, m * L)
@@ -339,14 +353,9 @@ def conv_grad_weight(
         par_assign(g, gy4[i : i + m].transpose(1, 2, 0, 3))
         # (K, mL) @ (mL, Og): OpenBLAS is several times faster in this
         # orientation than (Og, mL) @ (mL, K) for a long inner extent.
-        part = xp.matmul(cols, g.reshape(groups, Og, m * L).swapaxes(-1, -2))
-        if gW is None:
-            gW = part
-        else:
-            gW += part
-    assert gW is not None
-    gW = gW.swapaxes(-1, -2)  # (G, Og, K)
-    return gW.reshape(w_shape).astype(x.dtype, copy=False)
+        gT = g.reshape(groups, Og, m * L).swapaxes(-1, -2)
+        matmul_into(cols, gT, gW, accumulate=i > 0)
+    return filter_from_kog(gW, w_shape, x.dtype)
 
 
 def col2im_add(
@@ -421,9 +430,7 @@ def deconv_forward(
         (N, Cout) + tuple(out), k, s, p, d, groups, Cin, insz
     ):
         return _finish(_winograd.deconv_forward(x, W, p, out, cdt), b, x.dtype)
-    W2 = xp.ascontiguousarray(
-        W.reshape(groups, Cing, Coutg * Kk).swapaxes(1, 2), dtype=cdt
-    )
+    W2 = transposed_filter(W.reshape(groups, Cing, Coutg * Kk), cdt)
     if xp is not numpy and nd == 2:
         y = _conv_gpu.deconv_forward(x, W2, Cout, s, p, d, k, out, cdt)
         return _finish(y, b, x.dtype)
@@ -432,6 +439,9 @@ def deconv_forward(
         # The adjoint of conv_forward's plain GEMM for 1x1 kernels.
         y = _per_sample_gemm(W2, x.reshape(N, groups, Cing, Lin))
         return _finish(y.reshape((N, Cout) + out), b, x.dtype)
+    if _conv_pointwise.applicable(xp, k, p, tuple(out), insz, s):
+        y = _conv_pointwise.deconv_forward(x, W2, s, out, cdt)
+        return _finish(y, b, x.dtype)
     per_sample = not pointwise and (
         Lin >= _LARGE_L or _conv_fused_bwd.strided_per_sample(xp, s, Lin, N)
     )
@@ -473,7 +483,7 @@ def deconv_forward(
             xt = xbuf[: groups * Cing * m * Lin].reshape(groups, Cing, m, Lin)
             par_assign(xt, x4[i : i + m].transpose(1, 2, 0, 3))
             col = cbuf[: Cout * Kk * m * Lin].reshape(groups, Coutg * Kk, m * Lin)
-            xp.matmul(W2, xt.reshape(groups, Cing, m * Lin), out=col)
+            matmul_into(W2, xt.reshape(groups, Cing, m * Lin), col)
             # (Cout, *k, m, *in) -> view as (m, Cout, *k, *in)
             col = col.reshape((Cout,) + k + (m,) + insz)
             col = col.transpose(

@@ -66,10 +66,10 @@ def applicable(xp: Any, k: tuple[int, ...], out: tuple[int, ...]) -> bool:
     NumPy, 2-d, a kernel larger than 1x1, planes of ``_MIN_PLANE`` or more
     pixels.
 
-    1x1 kernels keep the sample-major path: with or without stride, its
-    one GEMM over a chunk of samples was as fast or faster (ResNet-50's
-    stride-2 projections at batch 16: 43 ms vs 44 at 56x56, 38 vs 45 at
-    28x28, one thread).
+    1x1 kernels are not taken here: one GEMM over a chunk of samples was
+    as fast or faster, with or without stride (ResNet-50's stride-2
+    projections at batch 16: 43 ms vs 44 at 56x56, 38 vs 45 at 28x28, one
+    thread); ``_conv_pointwise`` runs them.
     """
     return (
         ENABLED

@@ -161,7 +161,9 @@ def _filter_transform(W: Any, m: int, cdt: Any) -> Any:
     # compute dtype (U is a*a/9 times the size of W: for 512x512 filters
     # this pass counts).
     w = numpy.empty((9, O * C), dtype=cdt)
-    par_assign(w, W.reshape(O * C, 9).T)
+    # Through a 4-d view: W may be the flipped, transposed filter of the
+    # input gradient, whose reshape would be a copy on this thread.
+    par_assign(w.reshape(3, 3, O, C), W.transpose(2, 3, 0, 1))
     return _columns_gemm(numpy.kron(g, g).astype(cdt), w).reshape(a * a, O, C)
 
 
