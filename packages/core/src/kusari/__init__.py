@@ -240,12 +240,9 @@ def should_use_cudnn_tensor_core(dtype: _Any) -> bool:
     return False
 
 
-_experimental_warning = [True]
-
-
-def disable_experimental_feature_warning() -> None:
-    """Silence the FutureWarning of experimental APIs."""
-    _experimental_warning[0] = False
+#: Set to ``True`` to silence the FutureWarning of experimental APIs
+#: (:func:`kusari.utils.experimental`). A plain flag, as in Chainer v7.
+disable_experimental_feature_warning: bool = False
 
 
 def print_runtime_info(out: _Any = None) -> None:

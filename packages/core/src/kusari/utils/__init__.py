@@ -113,7 +113,18 @@ def tempdir(**kwargs: Any) -> Iterator[str]:
 
 
 def experimental(api_name: str) -> None:
-    """Warn that ``api_name`` is experimental (FutureWarning)."""
+    """Warn that ``api_name`` is experimental (FutureWarning).
+
+    Nothing is emitted while ``kusari.disable_experimental_feature_warning``
+    is true.
+
+    Args:
+        api_name: The name of the experimental API, as the message shows it.
+    """
+    import kusari
+
+    if kusari.disable_experimental_feature_warning:
+        return
     warnings.warn(
         f"{api_name} is experimental. The interface can change in the future.",
         FutureWarning,

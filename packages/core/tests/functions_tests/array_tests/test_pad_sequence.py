@@ -38,3 +38,18 @@ def test_pad_sequence_errors():
         F.pad_sequence([np.zeros((3, 2), np.float32), np.zeros((3, 1), np.float32)])
     with pytest.raises(type_check.InvalidType):
         F.pad_sequence([np.zeros(3, np.float32), np.zeros(3, np.float64)])
+
+
+@pytest.mark.parametrize(
+    "dtype, padding", [(np.uint8, -1), (np.int32, float("inf")), (np.int8, 300)]
+)
+def test_pad_sequence_padding_must_fit_the_dtype(dtype, padding):
+    xs = [np.zeros(2, dtype), np.zeros(1, dtype)]
+    with pytest.raises((OverflowError, ValueError), match="pad_sequence.*padding"):
+        F.pad_sequence(xs, padding=padding)
+
+
+def test_pad_sequence_padding_that_fits_integer_dtypes():
+    xs = [np.zeros(2, np.uint8), np.zeros(1, np.uint8)]
+    y = F.pad_sequence(xs, padding=255)
+    assert y.dtype == np.uint8 and y.array[1, 1] == 255

@@ -36,7 +36,15 @@ class PadSequence(FunctionNode):
         self._lengths = lengths
         x0 = inputs[0]
         y = xp.empty((len(inputs), length) + x0.shape[1:], dtype=x0.dtype)
-        y.fill(self.padding)
+        try:
+            y.fill(self.padding)
+        except (OverflowError, ValueError, TypeError) as e:
+            # NumPy 2 refuses a value the dtype cannot hold (-1 for uint8,
+            # inf for int32) where NumPy 1, under Chainer v7, wrapped it.
+            raise type(e)(
+                f"pad_sequence: padding {self.padding!r} does not fit the "
+                f"inputs' dtype {x0.dtype}: {e}"
+            ) from None
         for i, x in enumerate(inputs):
             y[i, : len(x)] = x
         return (y,)
@@ -55,7 +63,9 @@ def pad_sequence(xs: Any, length: int | None = None, padding: Any = 0) -> Variab
         xs: A list of variables; their shapes agree except in the first axis.
         length: The padded length ``L`` (default: the longest sequence);
             every ``L_i`` must be at most ``L``.
-        padding: The value of the padded elements.
+        padding: The value of the padded elements; it must fit the inputs'
+            dtype (``-1`` for ``uint8`` or ``inf`` for ints raise, as NumPy 2
+            does, where Chainer v7 on NumPy 1 wrapped or cast them).
 
     Example:
         >>> import numpy as np

@@ -22,6 +22,15 @@ class ScatterAdd(FunctionNode):
         type_check._argname(in_types, ("a", "b"))
         a, b = in_types
         type_check.expect(a.dtype == b.dtype)
+        # As in Chainer v7, indexing more axes than ``a`` has is a type error
+        # (None adds an axis and Ellipsis takes none; a boolean mask takes
+        # as many axes as it has).
+        taken = sum(
+            s.ndim if getattr(getattr(s, "dtype", None), "kind", "") == "b" else 1
+            for s in self.slices
+            if s is not None and s is not Ellipsis
+        )
+        type_check.expect(a.ndim >= taken)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         a, b = inputs
@@ -56,7 +65,12 @@ def scatter_add(a: Any, slices: Any, b: Any) -> Variable:
     Args:
         a: Variable to add to (not modified).
         slices: Indices as for ``get_item`` (ints, slices, index arrays...).
-        b: Values broadcastable to ``a[slices]`` (same dtype as ``a``).
+        b: Values of exactly the shape of ``a[slices]`` (same dtype as ``a``;
+            no broadcasting, as in Chainer v7).
+
+    Raises:
+        kusari.utils.type_check.InvalidType: ``slices`` index more axes than
+            ``a`` has, or the dtypes differ.
 
     Example:
         >>> import numpy as np

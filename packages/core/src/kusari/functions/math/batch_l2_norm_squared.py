@@ -16,7 +16,8 @@ class BatchL2NormSquared(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f", in_types[0].ndim >= 1)
+        # Chainer v7 asks for a batch axis and at least one feature axis.
+        type_check.expect(in_types[0].dtype.kind == "f", in_types[0].ndim >= 2)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
@@ -37,6 +38,13 @@ def batch_l2_norm_squared(x: Any) -> Variable:
     """Sum of squares over all axes but the first.
 
     The same as ``(x.reshape(len(x), -1) ** 2).sum(1)``.
+
+    Args:
+        x: Float array or Variable of shape ``(N, ...)`` with two axes or
+            more (a batch axis and the features); fewer raise ``InvalidType``.
+
+    Returns:
+        The ``(N,)`` Variable of the per-sample squared norms.
 
     Example:
         >>> import numpy as np

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
+from kusari.utils.type_check import InvalidType
 from kusari.variable import Variable, as_variable
+
+
+class TensorDotShapeError(InvalidType, ValueError):
+    """Contracted axes of different lengths.
+
+    An ``InvalidType`` like kusari's other shape checks, and a ``ValueError``
+    as Chainer v7's ``tensordot`` raised.
+    """
 
 
 def _axes_lists(axes: Any, a_ndim: int, b_ndim: int) -> tuple[list[int], list[int]]:
@@ -15,6 +26,11 @@ def _axes_lists(axes: Any, a_ndim: int, b_ndim: int) -> tuple[list[int], list[in
                 f"{a_ndim} and {b_ndim}"
             )
         return list(range(a_ndim - axes, a_ndim)), list(range(axes))
+    if isinstance(axes, (list, tuple)) and len(axes) != 2:
+        # Chainer v7: a sequence that is not a pair is a ValueError.
+        raise ValueError(
+            f"tensordot: axes must be a pair of axis sequences, got {axes!r}"
+        )
     try:
         aa, bb = axes
     except (TypeError, ValueError):
@@ -37,10 +53,17 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     """Sum of products over the given axes of ``a`` and ``b`` (``numpy.tensordot``).
 
     Args:
-        a: First input.
-        b: Second input.
+        a: First input (float).
+        b: Second input (float; its dtype may differ from ``a``'s: the
+            result has NumPy's common dtype, each gradient its input's).
         axes: An int ``N`` (the last ``N`` axes of ``a`` with the first ``N`` of
             ``b``) or a pair of axis sequences.
+
+    Raises:
+        TensorDotShapeError: Contracted axes differ in length (an
+            ``InvalidType`` and a ``ValueError``).
+        ValueError: ``axes`` out of range, or a sequence that is not a pair.
+        TypeError: ``axes`` is neither an int nor a pair of sequences.
 
     Example:
         >>> import numpy as np
@@ -49,6 +72,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
         >>> F.tensordot(a, b).shape
         (2, 5)
     """
+    from kusari.functions.array.cast import cast
     from kusari.functions.array.reshape import reshape
     from kusari.functions.array.transpose import transpose
     from kusari.functions.math.matmul import matmul
@@ -56,17 +80,26 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
 
     a = as_variable(a)
     b = as_variable(b)
-    if a.dtype != b.dtype or a.dtype.kind != "f":
+    if a.dtype.kind != "f" or b.dtype.kind != "f":
         raise type_check.InvalidType(
-            "tensordot: a.dtype == b.dtype (float)", f"{a.dtype}, {b.dtype}"
+            "tensordot: a.dtype.kind == 'f', b.dtype.kind == 'f'",
+            f"{a.dtype}, {b.dtype}",
         )
     aa, bb = _axes_lists(axes, a.ndim, b.ndim)
     for i, j in zip(aa, bb, strict=False):
         if a.shape[i] != b.shape[j]:
-            raise type_check.InvalidType(
+            raise TensorDotShapeError(
                 f"tensordot: a.shape[{i}] == b.shape[{j}]",
                 f"{a.shape[i]} != {b.shape[j]}",
             )
+    # Mixed float dtypes are accepted as in Chainer v7: the product has
+    # NumPy's result dtype and each gradient comes back in its input's dtype
+    # (through ``cast``'s backward).
+    common = numpy.result_type(a.dtype, b.dtype)
+    if a.dtype != common:
+        a = cast(a, common)
+    if b.dtype != common:
+        b = cast(b, common)
     a_free = [i for i in range(a.ndim) if i not in aa]
     b_free = [i for i in range(b.ndim) if i not in bb]
     k = 1
