@@ -9,6 +9,7 @@ import numpy
 
 from kusari import backend
 from kusari.function_node import FunctionNode
+from kusari.functions.math.sum import sum_to
 from kusari.utils import force_array, type_check
 
 
@@ -148,3 +149,20 @@ class SpecialUnary(FunctionNode):
             self.scipy_name or self.name, self.name, backend.get_array_module(x)
         )
         return (force_array(f(x), x.dtype),)
+
+
+def routed_grads(
+    indexes: Any, gy: Any, to_first: Any, x1: Any, x2: Any
+) -> tuple[Any, ...]:
+    """Gradients of an element-wise choice between two broadcast inputs.
+
+    ``gy`` goes to ``x1`` where ``to_first`` holds and to ``x2`` elsewhere
+    (maximum, minimum); a broadcast input gets its part summed back to its
+    own shape.
+    """
+    out = []
+    for i in indexes:
+        x = x1 if i == 0 else x2
+        gx = gy * (to_first if i == 0 else ~to_first).astype(gy.dtype)
+        out.append(gx if gx.shape == x.shape else sum_to(gx, x.shape))
+    return tuple(out)

@@ -6,8 +6,7 @@ from typing import Any
 
 from kusari import backend
 from kusari.function_node import FunctionNode
-from kusari.functions.math._helpers import check_float
-from kusari.functions.math.sum import sum_to
+from kusari.functions.math._helpers import check_float, routed_grads
 from kusari.utils import force_array, type_check
 from kusari.variable import Variable
 
@@ -31,14 +30,7 @@ class Maximum(FunctionNode):
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x1, x2 = self.get_retained_inputs()
         cond = x1.array >= x2.array
-        gy = grad_outputs[0]
-        out = []
-        for i in indexes:
-            x = x1 if i == 0 else x2
-            gx = gy * (cond if i == 0 else ~cond).astype(gy.dtype)
-            # A broadcast input gets the gradient summed back to its shape.
-            out.append(gx if gx.shape == x.shape else sum_to(gx, x.shape))
-        return tuple(out)
+        return routed_grads(indexes, grad_outputs[0], cond, x1, x2)
 
 
 def maximum(x1: Any, x2: Any) -> Variable:
