@@ -36,3 +36,19 @@ def _seed_global_rng(request: pytest.FixtureRequest) -> None:
     import zlib
 
     np.random.seed(zlib.crc32(request.node.nodeid.encode()))
+
+
+@pytest.fixture
+def gemm_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Split even test-sized GEMMs over the pool (functions/math/_gemm_split);
+    the list collects the block count of each product handed to the pool."""
+    from kusari.functions.math import _gemm_split
+    from kusari.utils import threads
+
+    monkeypatch.setattr(_gemm_split, "MIN_BLOCK_WORK", 1)
+    calls: list[int] = []
+    real = threads.parallel_for
+    monkeypatch.setattr(
+        threads, "parallel_for", lambda f, n: calls.append(n) or real(f, n)
+    )
+    return calls

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy
 
-from kusari import backend
 from kusari._function_node_support import retained_input_array as _retained
 from kusari.function_node import FunctionNode
+from kusari.functions.math import _gemm_split
 from kusari.utils import force_array, threads, type_check
 from kusari.variable import Variable
 
@@ -56,7 +56,8 @@ class LinearFunction(FunctionNode):
         self._x_shape = x.shape
         batch = x.shape[: self.n_batch_axes]
         x2 = x.reshape(-1, W.shape[1]) if x.ndim != 2 else x
-        y = x2 @ W.T
+        # Large float32/64 products run as blocks on kusari's pool.
+        y = _gemm_split.matmul(x2, W.T)
         if y.dtype != x.dtype:
             # Mixed dtypes: NumPy computed in the promoted dtype; y is x's.
             y = y.astype(x.dtype)
@@ -108,13 +109,12 @@ class LinearFunction(FunctionNode):
         x = _retained(self, 0)
         W = _retained(self, 1)
         (gy,) = grad_outputs
-        xp = backend.get_array_module(gy)
         if gy.ndim != 2:
             gy = gy.reshape(-1, W.shape[0])
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
-                gx = xp.matmul(gy, W)
+                gx = _gemm_split.matmul(gy, W)
                 if gx.dtype != x.dtype:
                     gx = gx.astype(x.dtype)
                 ret.append(
@@ -127,7 +127,7 @@ class LinearFunction(FunctionNode):
                     wide = numpy.promote_types(x.dtype, W.dtype)
                     x2 = x2.astype(wide, copy=False)
                     gy_w = gy.astype(wide, copy=False)
-                gW = xp.matmul(gy_w.T, x2)
+                gW = _gemm_split.matmul(gy_w.T, x2)
                 ret.append(gW.astype(W.dtype, copy=False))
             elif gy.size < threads.MIN_ELEMENTS or type(gy) is not numpy.ndarray:
                 ret.append(force_array(gy.sum(axis=0)))

@@ -14,6 +14,7 @@ import numpy
 
 from kusari import backend
 from kusari.function_node import FunctionNode
+from kusari.functions.math import _gemm_split
 from kusari.utils import force_array, type_check
 from kusari.variable import Variable
 
@@ -68,7 +69,14 @@ class MatMul(FunctionNode):
         a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
         xp = backend.get_array_module(a)
-        y = xp.matmul(_t(a2) if self._ta else a2, _t(b2) if self._tb else b2)
+        lhs = _t(a2) if self._ta else a2
+        rhs = _t(b2) if self._tb else b2
+        if lhs.ndim == 2 and rhs.ndim == 2:
+            # Large float32/64 products run as blocks on kusari's pool (the
+            # same blocks, so the same bits, as Linear's products).
+            y = _gemm_split.matmul(lhs, rhs)
+        else:
+            y = xp.matmul(lhs, rhs)
         self._y2_shape = y.shape
         if b.ndim == 1:
             y = y[..., 0]

@@ -1,0 +1,161 @@
+"""2-d GEMMs split into blocks on the pool: the block grid, values against
+NumPy, the same bits at any pool size above one, and the paths left alone
+(one thread, float16, mixed dtypes, small products)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kusari.functions.math import _gemm_split as G
+from kusari.utils import threads
+
+
+def _rand(shape, dtype, seed):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+@pytest.mark.parametrize(
+    "m,n,k",
+    [(100, 1000, 784), (1000, 784, 100), (100, 10, 1000), (33, 5, 7), (1, 40, 9)],
+)
+def test_blocks_cover_the_cut_axis(m, n, k):
+    axis, ranges = G.blocks(m, n, k)
+    length = n if axis else m
+    assert ranges[0][0] == 0 and ranges[-1][1] == length
+    for (_, hi), (lo, _) in zip(ranges, ranges[1:]):
+        assert hi == lo
+    assert len(ranges) <= G.MAX_BLOCKS
+    for lo, hi in ranges[:-1]:
+        assert (hi - lo) % G._ALIGN == 0
+    if len(ranges) > 1:
+        assert (m * n * k) // len(ranges) >= G.MIN_BLOCK_WORK // 2
+
+
+def test_blocks_cut_the_axis_with_the_smaller_shared_operand():
+    # Rows cut: each block packs b (k x n) again; columns cut: a (m x k).
+    assert G.blocks(100, 1000, 784)[0] == 1
+    assert G.blocks(1000, 100, 784)[0] == 0
+
+
+def test_blocks_small_product_is_one_block():
+    assert G.blocks(10, 10, 10)[1] == [(0, 10)]
+    # Too few rows/columns to make two aligned blocks.
+    assert len(G.blocks(4096, 20, 4096)[1]) > 1
+    assert len(G.blocks(20, 20, 1 << 20)[1]) == 1
+
+
+def test_blocks_huge_product_is_left_to_blas():
+    # BLAS's own threads win where packing per block costs more.
+    assert len(G.blocks(2048, 2048, 1024)[1]) > 1
+    assert len(G.blocks(4096, 4096, 4096)[1]) == 1
+
+
+def test_blocks_do_not_depend_on_the_thread_count(monkeypatch):
+    monkeypatch.setattr(threads, "_num_threads", 2)
+    two = G.blocks(300, 500, 400)
+    monkeypatch.setattr(threads, "_num_threads", 7)
+    assert G.blocks(300, 500, 400) == two
+
+
+OPERANDS = {
+    "plain": lambda a, b: (a, b),
+    "a_fortran": lambda a, b: (np.asfortranarray(a), b),
+    "b_transposed_view": lambda a, b: (a, np.ascontiguousarray(b.T).T),
+    "a_strided": lambda a, b: (np.repeat(a, 2, axis=1)[:, ::2], b),
+    "a_transposed_view": lambda a, b: (np.ascontiguousarray(a.T).T, b),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape", [(70, 40, 30), (40, 70, 30), (1, 64, 20), (64, 1, 20)]
+)
+@pytest.mark.parametrize("layout", sorted(OPERANDS))
+def test_values_match_numpy(dtype, shape, layout, gemm_blocks, monkeypatch):
+    m, n, k = shape
+    a, b = OPERANDS[layout](_rand((m, k), dtype, 0), _rand((k, n), dtype, 1))
+    monkeypatch.setattr(threads, "_num_threads", 3)
+    y = G.matmul(a, b)
+    assert gemm_blocks, "expected the product to be split"
+    assert y.dtype == dtype and y.shape == (m, n)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(y, a @ b, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(70, 40, 30), (40, 70, 300), (1, 64, 20)])
+def test_same_bits_at_any_thread_count_above_one(
+    dtype, shape, gemm_blocks, monkeypatch
+):
+    m, n, k = shape
+    a, b = _rand((m, k), dtype, 2), _rand((k, n), dtype, 3)
+    out = {}
+    for nt in (2, 3, 5):
+        monkeypatch.setattr(threads, "_num_threads", nt)
+        out[nt] = G.matmul(a, b)
+    assert len(gemm_blocks) == 3 and min(gemm_blocks) > 1
+    np.testing.assert_array_equal(out[2], out[3])
+    np.testing.assert_array_equal(out[2], out[5])
+    # The blocks' values are those of one-thread BLAS calls on each block,
+    # whichever pool thread ran them.
+    axis, ranges = G.blocks(m, n, k)
+    with threads.one_blas_thread():
+        for lo, hi in ranges:
+            want = a[lo:hi] @ b if axis == 0 else a @ b[:, lo:hi]
+            got = out[3][lo:hi] if axis == 0 else out[3][:, lo:hi]
+            np.testing.assert_array_equal(got, want)
+
+
+def test_one_thread_is_the_plain_product(gemm_blocks, monkeypatch):
+    monkeypatch.setattr(threads, "_num_threads", 1)
+    a, b = _rand((70, 30), np.float32, 4), _rand((30, 40), np.float32, 5)
+    np.testing.assert_array_equal(G.matmul(a, b), a @ b)
+    assert gemm_blocks == []
+
+
+@pytest.mark.parametrize(
+    "dtypes",
+    [(np.float16, np.float16), (np.float16, np.float32), (np.float32, np.float64)],
+)
+def test_float16_and_mixed_dtypes_keep_numpy(dtypes, gemm_blocks, monkeypatch):
+    monkeypatch.setattr(threads, "_num_threads", 3)
+    a, b = _rand((70, 30), dtypes[0], 6), _rand((30, 40), dtypes[1], 7)
+    y = G.matmul(a, b)
+    assert gemm_blocks == []
+    assert y.dtype == (a @ b).dtype
+    np.testing.assert_array_equal(y, a @ b)
+
+
+def test_small_product_is_not_split(monkeypatch):
+    monkeypatch.setattr(threads, "_num_threads", 3)
+    calls = []
+    monkeypatch.setattr(threads, "parallel_for", lambda f, n: calls.append(n))
+    a, b = _rand((20, 30), np.float32, 8), _rand((30, 40), np.float32, 9)
+    np.testing.assert_array_equal(G.matmul(a, b), a @ b)
+    assert calls == []
+
+
+def test_no_blas_control_keeps_numpy(gemm_blocks, monkeypatch):
+    monkeypatch.setattr(threads, "_num_threads", 3)
+    monkeypatch.setattr(threads, "blas_controller", lambda: None)
+    a, b = _rand((70, 30), np.float32, 10), _rand((30, 40), np.float32, 11)
+    np.testing.assert_array_equal(G.matmul(a, b), a @ b)
+    assert gemm_blocks == []
+
+
+def test_shape_mismatch_is_numpys_error(monkeypatch):
+    monkeypatch.setattr(threads, "_num_threads", 3)
+    with pytest.raises(ValueError):
+        G.matmul(np.ones((3, 4), np.float32), np.ones((5, 6), np.float32))
+
+
+def test_blas_threads_restored_after_split(gemm_blocks, monkeypatch):
+    ctl = threads.blas_controller()
+    if ctl is None:
+        pytest.skip("no BLAS library found by threadpoolctl")
+    before = [lib.num_threads for lib in ctl.lib_controllers]
+    monkeypatch.setattr(threads, "_num_threads", 3)
+    G.matmul(_rand((70, 30), np.float32, 12), _rand((30, 40), np.float32, 13))
+    assert gemm_blocks
+    assert [lib.num_threads for lib in ctl.lib_controllers] == before
