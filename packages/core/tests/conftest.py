@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -52,3 +54,32 @@ def gemm_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         threads, "parallel_for", lambda f, n: calls.append(n) or real(f, n)
     )
     return calls
+
+
+@pytest.fixture
+def blas_holds(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """``threads.blas_controller`` faked with one BLAS library at 2 threads:
+    the list gets a 1 each time a kernel holds BLAS at one thread, and the
+    count must be back at 2 when the test ends."""
+    from kusari.utils import threads
+
+    held: list[int] = []
+
+    class _Lib:
+        n = 2
+
+        def get_num_threads(self) -> int:
+            return self.n
+
+        def set_num_threads(self, n: int) -> None:
+            if n == 1:
+                held.append(1)
+            self.n = n
+
+    class _Ctl:
+        lib_controllers = [_Lib()]
+
+    ctl = _Ctl()
+    monkeypatch.setattr(threads, "blas_controller", lambda: ctl)
+    yield held
+    assert ctl.lib_controllers[0].n == 2, "BLAS threads not restored"

@@ -276,14 +276,24 @@ def one_blas_thread() -> Iterator[None]:
     """BLAS held to one thread inside the block (see :func:`blas_controller`);
     nothing changes where no BLAS library is found.
 
-    For kernels whose GEMMs are each one pool thread's work.
+    For kernels whose GEMMs are each one pool thread's work. The libraries'
+    own setters are called directly: ``ThreadpoolController.limit`` costs
+    about three times as much, and a convolution or Linear layer enters
+    this block on every call.
     """
     ctl = blas_controller()
     if ctl is None:
         yield
         return
-    with ctl.limit(limits=1):
+    libs = ctl.lib_controllers
+    before = [lib.get_num_threads() for lib in libs]
+    for lib in libs:
+        lib.set_num_threads(1)
+    try:
         yield
+    finally:
+        for lib, n in zip(libs, before):
+            lib.set_num_threads(n)
 
 
 def _get_pool() -> _Pool:

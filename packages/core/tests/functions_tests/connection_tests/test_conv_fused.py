@@ -8,8 +8,6 @@ on three (results must not depend on the thread count)."""
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 
@@ -152,17 +150,10 @@ def test_thread_count_does_not_change_results(case, blocks, monkeypatch):
     np.testing.assert_array_equal(one, many)
 
 
-def test_blas_held_to_one_thread_while_split(monkeypatch):
-    asked = []
-
-    class Ctl:
-        def limit(self, limits):
-            asked.append(limits)
-            return contextlib.nullcontext()
-
+def test_blas_held_to_one_thread_while_split(monkeypatch, blas_holds):
+    asked = blas_holds
     monkeypatch.setattr(_conv_fused, "_BLOCK_BYTES", 2000)
     monkeypatch.setattr(_conv_fused, "_MIN_COLS", 1)
-    monkeypatch.setattr(threads, "blas_controller", lambda: Ctl())
     monkeypatch.setattr(threads, "_num_threads", 2)
     monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
     x = np.ones((4, 2, 12, 12), np.float32)

@@ -10,8 +10,6 @@ and on three.  The whole backward (``gx``, ``gW``, ``gb``) of
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 
@@ -213,17 +211,10 @@ def test_noncontiguous_gy_and_x(monkeypatch):
     np.testing.assert_allclose(gW, ref, rtol=1e-4, atol=1e-4)
 
 
-def test_blas_held_to_one_thread(monkeypatch):
-    asked = []
-
-    class Ctl:
-        def limit(self, limits):
-            asked.append(limits)
-            return contextlib.nullcontext()
-
+def test_blas_held_to_one_thread(monkeypatch, blas_holds):
+    asked = blas_holds
     monkeypatch.setattr(_conv_fused, "_BLOCK_BYTES", 2000)
     monkeypatch.setattr(_conv_fused, "_MIN_COLS", 1)
-    monkeypatch.setattr(threads, "blas_controller", lambda: Ctl())
     monkeypatch.setattr(threads, "_num_threads", 2)
     monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
     x = np.ones((4, 2, 12, 12), np.float32)

@@ -77,7 +77,7 @@ def test_pointwise_plain_gemm_matches_columns(groups, dtype, monkeypatch):
 
 
 @pytest.mark.parametrize("groups", [1, 2])
-def test_pointwise_gemm_split_by_sample(groups, monkeypatch):
+def test_pointwise_gemm_split_by_sample(groups, monkeypatch, blas_holds):
     # 1x1 convolutions on planes of 128+ pixels: one GEMM per sample, the
     # samples split over the pool (BLAS on one thread), forward and the
     # transposed convolution (the input gradient).
@@ -97,16 +97,8 @@ def test_pointwise_gemm_split_by_sample(groups, monkeypatch):
     one = _grads(fn, arrays)
     monkeypatch.setattr(threads, "_num_threads", 3)
     monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
-    limited = []
-
-    class Ctl:
-        def limit(self, limits):
-            import contextlib
-
-            limited.append(limits)
-            return contextlib.nullcontext()
-
-    monkeypatch.setattr(threads, "blas_controller", lambda: Ctl())
+    blas_holds.clear()  # count only the threaded run
+    limited = blas_holds
     many = _grads(fn, arrays)
     # forward and input gradient (the weight gradient is not this GEMM)
     assert limited.count(1) >= 2
