@@ -101,3 +101,33 @@ def test_given_forward_tolerance_is_used(monkeypatch):
     failed = [t.id() for t, _ in strict.failures]
     assert any("float64" in f and "test_forward" in f for f in failed), failed
     assert loose.wasSuccessful(), loose.failures + loose.errors
+
+
+def test_reference_gets_dtype_by_keyword_as_in_v7():
+    # v7 calls func_expected(x, dtype=x.dtype); references written for it
+    # take dtype without a default, so calling them with x alone fails.
+    seen = []
+
+    def reference(x, dtype):
+        seen.append(dtype)
+        return np.sin(x).astype(dtype)
+
+    @testing.unary_math_function_unittest(F.sin, func_expected=reference)
+    class TestSinDtype(unittest.TestCase):
+        pass
+
+    module = sys.modules[__name__]
+    try:
+        result = unittest.TestResult()
+        for cls in TestSinDtype:
+            unittest.defaultTestLoader.loadTestsFromTestCase(cls).run(result)
+    finally:
+        for name in list(vars(module)):
+            if name.startswith("TestSinDtype_"):
+                delattr(module, name)
+    assert result.wasSuccessful(), result.failures + result.errors
+    assert {np.dtype(d) for d in seen} == {
+        np.dtype(np.float16),
+        np.dtype(np.float32),
+        np.dtype(np.float64),
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,26 @@ def _default_data(shape: tuple[int, ...], dtype: Any) -> tuple[Any, Any, Any]:
         return numpy.random.uniform(-1, 1, shape).astype(dtype)
 
     return draw(), draw(), draw()
+
+
+def _expected(reference: Callable[..., Any], x: Any, dtype: Any) -> Any:
+    """Call ``reference`` as Chainer v7 does, ``reference(x, dtype=dtype)``.
+
+    v7's references (``numpy.sin``, ``def _erfc_expected(x, dtype)``) take
+    ``dtype`` by keyword; a one-argument callable is called with ``x`` alone.
+    """
+    if isinstance(reference, numpy.ufunc):
+        return reference(x, dtype=dtype)
+    try:
+        params = inspect.signature(reference).parameters.values()
+    except (TypeError, ValueError):  # builtins without a signature
+        return reference(x)
+    takes_dtype = any(
+        p.kind is inspect.Parameter.VAR_KEYWORD
+        or (p.name == "dtype" and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        for p in params
+    )
+    return reference(x, dtype=dtype) if takes_dtype else reference(x)
 
 
 def unary_math_function_unittest(
@@ -35,7 +56,9 @@ def unary_math_function_unittest(
 
     Args:
         func: The kusari function (one input, one output).
-        func_expected: Its NumPy reference.
+        func_expected: Its NumPy reference, called as Chainer v7 does,
+            ``func_expected(x, dtype=x.dtype)`` (a callable without a
+            ``dtype`` parameter is called with ``x`` alone).
         label_expected: Unused (kusari's nodes have labels of their own);
             kept for Chainer's signature.
         make_data: ``make_data(shape, dtype) -> (x, gy, ggx)`` for functions
@@ -83,7 +106,9 @@ def unary_math_function_unittest(
         with backend_config:
             y = func(Variable(x))
         assert y.dtype == self.dtype, f"{func.__name__}: dtype {y.dtype}"
-        expected = numpy.asarray(reference(self.x), dtype=self.dtype)
+        expected = numpy.asarray(
+            _expected(reference, self.x, self.dtype), dtype=self.dtype
+        )
         half_eps = float(numpy.finfo(numpy.float16).eps)
         tol = options(self.dtype, forward_options, {"atol": half_eps, "rtol": half_eps})
         assert_allclose(y.array, expected, **tol)

@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy
 
-from kusari.utils import type_check
+# ``argument`` is loaded with the package because Chainer v7 code reaches it
+# as ``chainer.utils.argument`` after a plain ``from chainer import utils``.
+from kusari.utils import argument, type_check
 from kusari.utils.atomic import atomic_path, atomic_write
 from kusari.utils.sparse import CooMatrix, to_coo
 from kusari.utils.walker_alias import WalkerAlias

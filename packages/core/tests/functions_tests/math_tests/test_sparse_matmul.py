@@ -120,6 +120,6 @@ def test_sparse_matmul_errors():
     with pytest.raises(type_check.InvalidType, match="sparse_matmul"):
         F.sparse_matmul(sp, np.zeros((3, 2), np.float32))
     with pytest.raises(type_check.InvalidType, match="sparse_matmul"):
-        F.sparse_matmul(sp, np.zeros((4, 2), np.float64))
+        F.sparse_matmul(sp, np.zeros((4, 2), np.int32))
     with pytest.raises(type_check.InvalidType, match="sparse_matmul"):
         F.sparse_matmul(sp, np.zeros((2, 4, 2), np.float32))
