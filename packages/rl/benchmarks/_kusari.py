@@ -157,9 +157,19 @@ def make_sac(
     lr: float = 1e-3,
     replay_start_size: int = 256,
     torch_init: bool = False,
+    gamma: float = 0.99,
+    soft_update_tau: float = 5e-3,
+    policy_lr: float | None = None,
+    initial_temperature: float = 1.0,
 ) -> _harness.Trainer:
     """rl-zoo's Pendulum-v1 SAC: SB3's defaults (256-256 networks, minibatch
-    256, tau 0.005, learned temperature) with learning rate 1e-3."""
+    256, tau 0.005, gamma 0.99, learned temperature) with learning rate 1e-3.
+
+    ``torch_init`` (PyTorch's default layer initialisation), ``gamma``,
+    ``soft_update_tau``, ``policy_lr`` (the actor's learning rate; ``lr``
+    when None) and ``initial_temperature`` are where kusari-rl's settings
+    may differ.
+    """
     kusari_rl.misc.set_random_seed(seed)
     env = make_env(env_id, seed)
     obs_size = env.observation_space.shape[0]
@@ -177,17 +187,18 @@ def make_sac(
         policy,
         q1,
         q2,
-        _adam(policy, lr),
+        _adam(policy, lr if policy_lr is None else policy_lr),
         _adam(q1, lr),
         _adam(q2, lr),
         replay_buffers.ReplayBuffer(10**6),
-        gamma=0.99,
+        gamma=gamma,
         # SB3 starts at 100 steps and samples with replacement; kusari's
         # buffer needs a minibatch worth of transitions first.
         replay_start_size=replay_start_size,
         minibatch_size=256,
-        soft_update_tau=5e-3,
+        soft_update_tau=soft_update_tau,
         burnin_action_func=env.action_space.sample,
+        initial_temperature=initial_temperature,
         entropy_target=-float(action_size),
         temperature_optimizer=kusari.optimizers.Adam(alpha=lr),
     )
@@ -250,6 +261,9 @@ def make_dqn(
     n_times_update: int = 128,
     eval_average_decay: float | None = None,
     normalize_obs: bool = False,
+    replay_start_size: int = 1000,
+    gamma: float = 0.99,
+    final_epsilon: float = 0.04,
 ) -> _harness.Trainer:
     """rl-zoo's CartPole-v1 DQN: 256-256 net, Adam 2.3e-3, minibatch 64,
     128 updates every 256 steps, target sync every 10 steps, epsilon
@@ -261,8 +275,9 @@ def make_dqn(
     ``minibatch_size``, ``n_step`` (n-step returns), ``exploration_fraction``,
     ``update_interval`` / ``n_times_update``, ``eval_average_decay``
     (evaluation with a moving average of the weights) and ``normalize_obs``
-    (as :func:`make_ppo`'s; minibatches are normalised when sampled) are
-    where kusari-rl's settings may differ.
+    (as :func:`make_ppo`'s; minibatches are normalised when sampled),
+    ``replay_start_size``, ``gamma`` and ``final_epsilon`` are where
+    kusari-rl's settings may differ.
     """
     kusari_rl.misc.set_random_seed(seed)
     env = make_env(env_id, seed)
@@ -274,14 +289,14 @@ def make_dqn(
         q_func,
         opt,
         replay_buffers.ReplayBuffer(100_000, num_steps=n_step),
-        gamma=0.99,
+        gamma=gamma,
         explorer=explorers.LinearDecayEpsilonGreedy(
             1.0,
-            0.04,
+            final_epsilon,
             int(exploration_fraction * total_steps),
             env.action_space.sample,
         ),
-        replay_start_size=1000,
+        replay_start_size=replay_start_size,
         minibatch_size=minibatch_size,
         update_interval=update_interval,
         n_times_update=n_times_update,
@@ -476,8 +491,10 @@ def make_a2c(
 # Where kusari-rl's benchmark settings differ from rl-zoo's (the factories'
 # defaults): keyword arguments of the factories, printed under the tables.
 SETTINGS: dict[str, dict[str, Any]] = {
-    # SB3's networks keep PyTorch's default initialisation.
-    "SAC": {"torch_init": True},
+    # SB3's networks keep PyTorch's default initialisation. Target critics
+    # moving 4x faster than rl-zoo's (tau 0.02, not 0.005): every seed solves
+    # at 2k steps and stays solved (tau 0.005: 3k, 3k, 4k, seed 0 fell back).
+    "SAC": {"torch_init": True, "soft_update_tau": 0.02},
     "TD3": {},
     "DQN": {},
     # Observations standardised by their running mean and standard deviation

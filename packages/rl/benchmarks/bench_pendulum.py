@@ -22,12 +22,12 @@ TASKS = {
 NOTES = """\
 Both sides use rl-baselines3-zoo's Pendulum-v1 settings and SB3's network
 sizes, actions rescaled to [-1, 1]. SAC: 256-256 ReLU networks, Adam 1e-3,
-minibatch 256, tau 0.005, learned temperature (target entropy -1), gamma
-0.99, PyTorch's default layer initialisation (uniform +-1/sqrt(fan_in), as
-SB3's networks have); random actions for the first 256 steps (SB3: 100,
-sampling minibatches with replacement). TD3: 400-300 networks, Adam 1e-3,
-minibatch 256, gamma 0.98, N(0, 0.1) exploration noise; kusari-rl starts
-learning after 1000 random steps, SB3 after rl-zoo's 10000.
+minibatch 256, tau 0.005 (kusari-rl: 0.02), learned temperature (target
+entropy -1), gamma 0.99, PyTorch's default layer initialisation (uniform
++-1/sqrt(fan_in), as SB3's networks have); random actions for the first 256
+steps (SB3: 100, sampling minibatches with replacement). TD3: 400-300
+networks, Adam 1e-3, minibatch 256, gamma 0.98, N(0, 0.1) exploration noise;
+kusari-rl starts learning after 1000 random steps, SB3 after rl-zoo's 10000.
 Steps/s count training steps over training time (evaluations excluded)."""
 
 

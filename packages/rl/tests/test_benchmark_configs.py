@@ -210,3 +210,51 @@ def test_eval_average_decay_reaches_the_agent(bench, algo):
         assert trainer.agent.eval_average_model is not None
     finally:
         trainer.close()
+
+
+def test_sac_options_reach_the_agent(bench):
+    trainer = bench.make_sac(
+        0,
+        gamma=0.98,
+        soft_update_tau=0.01,
+        policy_lr=3e-4,
+        initial_temperature=0.5,
+    )
+    agent = trainer.agent
+    try:
+        assert agent.gamma == 0.98
+        assert agent.soft_update_tau == 0.01
+        assert agent.policy_optimizer.alpha == 3e-4
+        assert agent.q_func1_optimizer.alpha == 1e-3
+        assert agent.temperature == pytest.approx(0.5)
+        plain = bench.make_sac(0)
+        assert plain.agent.soft_update_tau == 5e-3
+        assert plain.agent.policy_optimizer.alpha == 1e-3
+        plain.close()
+    finally:
+        trainer.close()
+
+
+def test_benchmark_sac_moves_its_target_critics_with_tau_0_02(bench):
+    # The chosen setting: SB3's initialisation and tau 0.02 (rl-zoo: 0.005).
+    trainer = bench.FACTORIES["SAC"](0)
+    try:
+        assert trainer.agent.soft_update_tau == 0.02
+        assert trainer.agent.gamma == 0.99
+    finally:
+        trainer.close()
+
+
+def test_dqn_gamma_replay_start_and_final_epsilon_reach_the_agent(bench):
+    trainer = bench.make_dqn(0, gamma=0.999, replay_start_size=5000, final_epsilon=0.1)
+    try:
+        assert trainer.agent.gamma == 0.999
+        # Epsilon reaches its floor after 16% of the 50k-step budget.
+        assert trainer.agent.explorer.compute_epsilon(8000) == pytest.approx(0.1)
+        assert trainer.agent.replay_updater.replay_start_size == 5000
+        plain = bench.make_dqn(0)
+        assert plain.agent.gamma == 0.99
+        assert plain.agent.replay_updater.replay_start_size == 1000
+        plain.close()
+    finally:
+        trainer.close()
