@@ -44,3 +44,14 @@ def test_shape_mismatch():
 def test_dtype_mismatch():
     with pytest.raises(type_check.InvalidType, match="bias"):
         F.bias(np.zeros((2, 3), np.float32), np.zeros(3, np.float64))
+
+
+def test_shape_mismatch_is_also_an_assertion_error():
+    # Chainer asserted this shape in debug mode; code catching
+    # AssertionError must still see the mismatch.
+    x = np.zeros((3, 2, 3), np.float32)
+    y = np.zeros(2, np.float32)
+    with pytest.raises(AssertionError, match=r"(?s)bias: .*axis=0"):
+        F.bias(x, y, 0)
+    with pytest.raises(type_check.InvalidType):
+        F.bias(x, y, 0)

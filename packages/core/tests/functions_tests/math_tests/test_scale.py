@@ -32,3 +32,14 @@ def test_scale(xs, ys, axis, float_dtype, device):
 def test_shape_mismatch():
     with pytest.raises(type_check.InvalidType, match="scale"):
         F.scale(np.zeros((2, 3), np.float32), np.zeros(4, np.float32), axis=1)
+
+
+def test_shape_mismatch_is_also_an_assertion_error():
+    # Chainer asserted this shape in debug mode; code catching
+    # AssertionError must still see the mismatch.
+    x = np.zeros((3, 2, 3), np.float32)
+    y = np.zeros(2, np.float32)
+    with pytest.raises(AssertionError, match=r"(?s)scale: .*axis=0"):
+        F.scale(x, y, 0)
+    with pytest.raises(type_check.InvalidType):
+        F.scale(x, y, 0)

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from kusari.utils._type_check_expr import InvalidType
 from kusari.variable import Variable, as_variable
+
+
+class AxisShapeError(InvalidType, AssertionError):
+    """``y``'s shape does not fit ``x`` from ``axis`` in :func:`bias` or
+    :func:`~kusari.functions.scale`.
+
+    An :class:`~kusari.utils.type_check.InvalidType`, and also an
+    ``AssertionError`` because Chainer checked this shape with ``assert`` in
+    debug mode and code written for it catches that.
+    """
 
 
 def _broadcast_from_axis(x: Variable, y: Variable, axis: int, fname: str) -> Variable:
@@ -23,7 +34,7 @@ def _broadcast_from_axis(x: Variable, y: Variable, axis: int, fname: str) -> Var
         and axis + y.ndim <= x.ndim
         and x.shape[axis : axis + y.ndim] == y.shape
     ):
-        raise type_check.InvalidType(
+        raise AxisShapeError(
             f"{fname}: x.shape[axis:axis + y.ndim] == y.shape",
             f"x.shape={x.shape}, y.shape={y.shape}, axis={axis}",
         )
