@@ -438,3 +438,47 @@ class TestChainerCompatibility:
             p.zerograd()
         p.initialize((2,))
         np.testing.assert_array_equal(p.grad, [0.0, 0.0])
+
+
+def test_a_set_grad_is_a_variable_that_double_backprop_differentiates():
+    # As in Chainer v7, `y.grad = array` makes a grad_var that requires a
+    # gradient, so a linear function's input gradient is itself part of a
+    # graph under enable_double_backprop and can be differentiated again.
+    x = _v(1.0, 2.0)
+    y = F.copy(x, -1) * 3.0
+    y.grad = np.array([1.0, -1.0], np.float32)
+    gy = y.grad_var
+    assert gy.requires_grad
+    y.backward(enable_double_backprop=True)
+    assert x.grad_var.requires_grad
+    x.grad_var.grad = np.array([2.0, 5.0], np.float32)
+    x.grad_var.backward()
+    np.testing.assert_allclose(gy.grad, [6.0, 15.0])
+
+
+def test_without_double_backprop_a_set_grad_builds_no_graph():
+    x = _v(1.0, 2.0)
+    y = x * 3.0
+    y.grad = np.ones(2, np.float32)
+    y.backward()
+    assert x.grad_var.creator is None
+    np.testing.assert_allclose(x.grad, [3.0, 3.0])
+
+
+def test_a_function_with_only_backward_accumulate_gets_gradients():
+    # Chainer lets a FunctionNode define backward_accumulate instead of
+    # backward; the engine still adds the result to earlier gradients.
+    class Twice(kusari.FunctionNode):
+        def forward(self, inputs):
+            return (inputs[0] * 2,)
+
+        def backward_accumulate(self, targets, grad_outputs, grad_inputs):
+            (g,) = grad_outputs
+            (g_in,) = grad_inputs
+            return (g * 2 if g_in is None else g * 2 + g_in,)
+
+    x = Variable(np.ones(2, np.float32), grad=np.full(2, 10.0, np.float32))
+    (y,) = Twice().apply((x,))
+    y.grad = np.ones(2, np.float32)
+    y.backward()
+    np.testing.assert_allclose(x.grad, [12.0, 12.0])

@@ -181,3 +181,20 @@ def retained_input_array(func: Any, i: int) -> Any:
     if data is None:
         data = node.get_variable()._data
     return data
+
+
+def default_backward(
+    func: Any, targets: tuple[int, ...], grad_outputs: tuple[Any, ...]
+) -> tuple[Any, ...]:
+    """``FunctionNode.backward`` of a class that does not define it.
+
+    Chainer lets a function define only ``backward_accumulate``; with no
+    earlier input gradients to add (all None) its result is the plain
+    gradient, which the engine then accumulates as for any ``backward``.
+    Otherwise the function has no gradient: None for every target.
+    """
+    from kusari.function_node import FunctionNode
+
+    if type(func).backward_accumulate is not FunctionNode.backward_accumulate:
+        return func.backward_accumulate(targets, grad_outputs, (None,) * len(targets))
+    return (None,) * len(targets)

@@ -398,7 +398,7 @@ class FunctionNode:
             A tuple of Variables (or None) for the target inputs, or one for
             every input.
         """
-        return (None,) * len(target_input_indexes)
+        return _support.default_backward(self, target_input_indexes, grad_outputs)
 
     def backward_array(
         self,

@@ -132,7 +132,8 @@ class Variable:
     @grad.setter
     def grad(self, g: Any) -> None:
         _check_grad_type(None, self, False, g)
-        self._grad_var = None if g is None else Variable(g, requires_grad=False)
+        # Requires grad, as in Chainer v7: double backprop builds a graph on it.
+        self._grad_var = None if g is None else Variable(g)
 
     @property
     def grad_var(self) -> Variable | None:

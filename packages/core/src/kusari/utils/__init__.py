@@ -16,7 +16,7 @@ import numpy
 # as ``chainer.utils.argument`` after a plain ``from chainer import utils``.
 from kusari.utils import argument, type_check
 from kusari.utils.atomic import atomic_path, atomic_write
-from kusari.utils.sparse import CooMatrix, to_coo
+from kusari.utils.sparse import CooMatrix, get_order, to_coo
 from kusari.utils.walker_alias import WalkerAlias
 
 
@@ -132,11 +132,6 @@ def experimental(api_name: str) -> None:
         FutureWarning,
         stacklevel=3,
     )
-
-
-def get_order(shape: tuple[int, ...], strides: tuple[int, ...] | None = None) -> str:
-    """Return ``'C'`` for C-contiguous layouts, else ``'F'``-or-other info."""
-    return "C"
 
 
 _final_enabled = [True]

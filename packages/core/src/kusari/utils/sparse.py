@@ -110,14 +110,21 @@ def to_coo(x: Any, ldnz: int | None = None, requires_grad: bool = False) -> CooM
         x = x.array
     xp = backend.get_array_module(x)
     if x.ndim == 2:
-        row, col = xp.nonzero(x)
+        r, c = xp.nonzero(x)
+        n = len(r)
+        if ldnz is None or ldnz == n:
+            data, row, col = x[r, c], r.astype(numpy.int32), c.astype(numpy.int32)
+        else:
+            _check_ldnz(ldnz, n)
+            # Padding entries: value 0 at index -1, as in a batch.
+            data = xp.zeros(ldnz, dtype=x.dtype)
+            row = xp.full(ldnz, -1, dtype=numpy.int32)
+            col = xp.full(ldnz, -1, dtype=numpy.int32)
+            data[:n] = x[r, c]
+            row[:n] = r
+            col[:n] = c
         return CooMatrix(
-            x[row, col],
-            row.astype(numpy.int32),
-            col.astype(numpy.int32),
-            x.shape,
-            order="C",
-            requires_grad=requires_grad,
+            data, row, col, x.shape, order="C", requires_grad=requires_grad
         )
     if x.ndim != 3:
         raise ValueError(f"to_coo: x must be 2-D or 3-D, got ndim {x.ndim}")
@@ -125,10 +132,7 @@ def to_coo(x: Any, ldnz: int | None = None, requires_grad: bool = False) -> CooM
     most = int(nnz.max()) if len(x) else 0
     if ldnz is None:
         ldnz = most
-    elif ldnz < most:
-        raise ValueError(
-            f"to_coo: ldnz ({ldnz}) is smaller than the number of non-zeros ({most})"
-        )
+    _check_ldnz(ldnz, most)
     data = xp.zeros((len(x), ldnz), dtype=x.dtype)
     row = xp.full((len(x), ldnz), -1, dtype=numpy.int32)
     col = xp.full((len(x), ldnz), -1, dtype=numpy.int32)
@@ -141,3 +145,73 @@ def to_coo(x: Any, ldnz: int | None = None, requires_grad: bool = False) -> CooM
     return CooMatrix(
         data, row, col, x.shape[1:], order="C", requires_grad=requires_grad
     )
+
+
+def _check_ldnz(ldnz: int, nnz: int) -> None:
+    if ldnz < nnz:
+        raise ValueError(
+            f"to_coo: ldnz ({ldnz}) is smaller than the number of non-zeros ({nnz})"
+        )
+
+
+def get_order(row: Any, col: Any) -> str:
+    """Whether COO indices are in C order (by row) or F order (by column).
+
+    Padding entries (index ``-1`` in both ``row`` and ``col``) are ignored;
+    a batch (2-D ``row``/``col``) has an order only if every matrix has it.
+
+    Args:
+        row: Row indices of the entries, ``(nnz,)`` or ``(B, nnz)``.
+        col: Column indices, the same shape as ``row``.
+
+    Returns:
+        ``'C'`` if the entries are sorted by row (then by column within a
+        row), else ``'F'`` if sorted by column (then by row), else
+        ``'other'``.
+
+    Raises:
+        ValueError: ``row`` and ``col`` differ in shape, or an entry has a
+            negative index on one side only.
+
+    Example:
+        >>> import numpy as np
+        >>> from kusari.utils import get_order
+        >>> get_order(np.array([0, 0, 1]), np.array([0, 2, 1]))
+        'C'
+        >>> get_order(np.array([1, 0, 0]), np.array([0, 1, 2]))
+        'F'
+    """
+    if _sorted_by(row, col):
+        return "C"
+    if _sorted_by(col, row):
+        return "F"
+    return "other"
+
+
+def _sorted_by(major: Any, minor: Any) -> bool:
+    """Whether the entries are sorted by ``major``, then by ``minor``."""
+    if major.shape != minor.shape:
+        raise ValueError(
+            "get_order: row and col must have the same shape, "
+            f"got {major.shape} and {minor.shape}"
+        )
+    if major.ndim > 1:
+        return all(_sorted_by(a, b) for a, b in zip(major, minor, strict=True))
+    xp = backend.get_array_module(major)
+    pad_major = major < 0
+    if bool(xp.any(pad_major != (minor < 0))):
+        raise ValueError(
+            "get_order: an entry has a negative (padding) index in only one "
+            "of row and col"
+        )
+    keep = ~pad_major
+    a = major[keep].astype(numpy.int64)
+    b = minor[keep].astype(numpy.int64)
+    if a.size <= 1:
+        return True
+    da = a[1:] - a[:-1]
+    if bool(xp.any(da < 0)):
+        return False
+    # Within one row (major index unchanged) the minor index must not fall.
+    db = b[1:] - b[:-1]
+    return not bool(xp.any((da == 0) & (db < 0)))

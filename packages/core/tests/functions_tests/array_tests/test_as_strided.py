@@ -55,3 +55,39 @@ def test_as_strided_out_of_buffer():
         F.as_strided(x, (3,), (-1,), 1)
     with pytest.raises(ValueError, match="different lengths"):
         F.as_strided(x, (3,), (1, 1))
+
+
+def test_stride_array_views_the_owning_buffer():
+    from kusari.functions.array.as_strided import _stride_array
+
+    base = np.arange(12, dtype=np.float32)
+    flipped = base.reshape(3, 4)[::-1]  # a view of `base` with a negative stride
+    # Offsets and strides count from the start of base's memory, not flipped's.
+    np.testing.assert_array_equal(_stride_array(flipped, (12,), (1,), 0), base)
+    np.testing.assert_array_equal(
+        _stride_array(base, (3, 3), (-1, 2), 3), [[3, 5, 7], [2, 4, 6], [1, 3, 5]]
+    )
+    np.testing.assert_array_equal(
+        _stride_array(base[:4], (2, 3, 4), (0, 4, 1), 0),
+        np.broadcast_to(base.reshape(3, 4), (2, 3, 4)),
+    )
+
+
+def test_stride_array_out_of_buffer_and_type():
+    from kusari.functions.array.as_strided import _stride_array
+
+    x = np.arange(8, dtype=np.float32)
+    with pytest.raises(ValueError, match="_stride_array: out of buffer: too small"):
+        _stride_array(x, (3, 3), (-1, 2), 1)
+    with pytest.raises(ValueError, match="_stride_array: out of buffer: too large"):
+        _stride_array(x, (3,), (4,), 0)
+    with pytest.raises(TypeError, match="_stride_array: expected a numpy.ndarray"):
+        _stride_array([1, 2], (2,), (1,), 0)
+
+
+def test_as_strided_of_integers_has_no_gradient():
+    v = kusari.Variable(np.arange(4, dtype=np.int32))
+    y = F.as_strided(v, (4,), (-1,), 3)
+    y.grad = np.ones(4, np.int32)
+    with pytest.raises(TypeError, match="as_strided: backward needs a float"):
+        kusari.grad((y,), (v,))

@@ -53,3 +53,28 @@ def test_transpose_sequence_errors():
         F.transpose_sequence(
             [np.zeros((2, 1), np.float32), np.zeros((2, 2), np.float32)]
         )
+
+
+def test_trailing_empty_sequences_get_gradients():
+    # Length-0 sequences at the end have no time step, but backward still
+    # returns one (empty) gradient per input, as in Chainer.
+    xs = [
+        kusari.Variable(np.arange(6, dtype=np.float64).reshape(2, 3)),
+        kusari.Variable(np.ones((1, 3))),
+        kusari.Variable(np.zeros((0, 3))),
+    ]
+    ys = F.transpose_sequence(xs)
+    assert [y.shape for y in ys] == [(2, 3), (1, 3)]
+    F.sum(ys[0] * 2.0).backward()
+    np.testing.assert_array_equal(xs[0].grad, [[2, 2, 2], [0, 0, 0]])
+    np.testing.assert_array_equal(xs[1].grad, [[2, 2, 2]])
+    assert xs[2].grad.shape == (0, 3)
+
+
+def test_only_empty_sequences_have_no_time_steps():
+    assert F.transpose_sequence([np.zeros(0, np.float32)] * 2) == ()
+    # An explicit output count pads with empty time steps.
+    from kusari.functions.array.transpose_sequence import TransposeSequence
+
+    ys = TransposeSequence(3).apply((np.ones(2, np.float32), np.ones(1, np.float32)))
+    assert [y.shape for y in ys] == [(2,), (1,), (0,)]

@@ -109,3 +109,80 @@ def test_add_needs_two_inputs():
 def test_complex_constant_rejected():
     with pytest.raises(TypeError, match="complex constants"):
         Variable(np.ones(1, np.float32)) * 1j
+
+
+# Chainer v7 casts a constant array to the dtype of the Variable it meets
+# (gradient_check runs float32 tests in float64 against float32 constants).
+CAST_OPS = {
+    "add": lambda v, a: v + a,
+    "radd": lambda v, a: v.__radd__(a),
+    "sub": lambda v, a: v - a,
+    "rsub": lambda v, a: v.__rsub__(a),
+    "mul": lambda v, a: v * a,
+    "rmul": lambda v, a: v.__rmul__(a),
+    "div": lambda v, a: v / a,
+    "rdiv": lambda v, a: v.__rtruediv__(a),
+    "pow": lambda v, a: v**a,
+    "rpow": lambda v, a: v.__rpow__(a),
+}
+
+
+@pytest.mark.parametrize("backprop", [True, False])
+@pytest.mark.parametrize("name", sorted(CAST_OPS))
+def test_constant_array_takes_the_variable_dtype(name, backprop):
+    import kusari
+
+    op = CAST_OPS[name]
+    x = np.array([[0.5, 0.75], [1.25, 1.5]])
+    a = np.array([0.6, 0.9], dtype=np.float32)
+    v = Variable(x)
+    with kusari.using_config("enable_backprop", backprop):
+        y = op(v, a)
+    assert y.dtype == np.float64
+    np.testing.assert_allclose(y.array, op(x, a.astype(np.float64)), rtol=1e-12)
+    if backprop:
+        y.grad = np.ones_like(y.array)
+        y.backward()
+        assert v.grad.dtype == np.float64
+
+
+def test_variables_of_two_dtypes_are_still_rejected():
+    from kusari.utils import type_check
+
+    a = Variable(np.ones(2, np.float32))
+    b = Variable(np.ones(2, np.float64))
+    with pytest.raises(type_check.InvalidType, match="lhs.dtype == rhs.dtype"):
+        a + b
+
+
+def test_cast_constant_must_still_broadcast():
+    from kusari.utils import type_check
+
+    v = Variable(np.ones(2, np.float64))
+    with pytest.raises(type_check.InvalidType, match="broadcast"):
+        v * np.ones(3, np.float32)
+
+
+@pytest.mark.parametrize(
+    "value,text",
+    [
+        (2, "2"),
+        (-2, "(-2)"),
+        (0.0, "0.0"),
+        (-2.5, "(-2.5)"),
+        (np.float32(2), "2.0"),
+        (np.array([1, 2]), "constant array"),
+        (Variable(np.array([1.0])), "constant array"),
+    ],
+)
+def test_convert_value_to_string(value, text):
+    from kusari.functions.math import basic_math
+
+    assert basic_math._convert_value_to_string(value) == text
+
+
+def test_convert_value_to_string_rejects_other_objects():
+    from kusari.functions.math import basic_math
+
+    with pytest.raises(ValueError, match="_convert_value_to_string.*got list"):
+        basic_math._convert_value_to_string([1, 2])

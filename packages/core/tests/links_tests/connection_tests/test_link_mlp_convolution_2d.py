@@ -46,3 +46,21 @@ def test_errors_and_gradient():
     gradient_check.check_backward(
         mlp, x, gy, params=list(mlp.params()), atol=1e-5, rtol=1e-4
     )
+
+
+def test_v1_wscale_is_refused_by_name_and_position():
+    with pytest.raises(ValueError, match="wscale is not supported anymore"):
+        L.MLPConvolution2D(3, (4, 5), 3, wscale=1)
+    # The 7th positional argument was wscale in Chainer v1.
+    with pytest.raises(TypeError, match="MLPConvolution2D: takes at most 6"):
+        L.MLPConvolution2D(3, (4, 5), 3, 1, 0, F.relu, 1)
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        L.MLPConvolution2D(3, (4, 5), 3, initialW=None)
+
+
+def test_out_channels_must_be_a_sequence():
+    # The short form with an int where the channel list belongs.
+    with pytest.raises(TypeError, match="out_channels must be a sequence.*int 10"):
+        L.MLPConvolution2D(10, (15, 20), None)
+    with pytest.raises(ValueError, match="out_channels must not be empty"):
+        L.MLPConvolution2D(3, (), 1)

@@ -131,3 +131,19 @@ def test_zoneout_train_mixes_old_and_new():
     np.testing.assert_array_equal(h0.grad != 0, kept)
     with pytest.raises(ValueError, match="train"):
         L.StatefulZoneoutLSTM(3, 4, train=True)
+
+
+def test_zoneout_nodes_show_both_masks():
+    # As on Chainer's Zoneout node: flag_x marks the new value, flag_h the
+    # kept one (the output is h * flag_h + x * flag_x).
+    z = L.StatefulZoneoutLSTM(3, 6, c_ratio=0.5, h_ratio=0.5)
+    x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    z(x)
+    h_prev = z.h.array.copy()
+    h = z(x)
+    node = h.creator
+    np.testing.assert_array_equal(node.flag_h, 1 - node.flag_x)
+    kept = node.flag_h == 1
+    assert 0 < kept.sum() < kept.size
+    np.testing.assert_array_equal(h.array[kept], h_prev[kept])
+    assert z.c.creator.flag_h.shape == z.c.shape

@@ -39,6 +39,44 @@ def _strided(
     )
 
 
+def _stride_array(
+    array: Any, shape: Any, strides: Any, storage_offset: int
+) -> numpy.ndarray:
+    """A view of the memory under ``array`` (Chainer's private helper).
+
+    Unlike :func:`as_strided`, which indexes ``x``'s elements in C order,
+    this indexes the buffer of the array that owns ``array``'s memory (its
+    root ``base``): ``strides`` and ``storage_offset`` count elements from
+    the start of that buffer, whatever view ``array`` itself is.
+
+    Raises:
+        TypeError: ``array`` is not a NumPy array.
+        ValueError: The view would reach outside the buffer.
+    """
+    if not isinstance(array, numpy.ndarray):
+        raise TypeError(
+            f"_stride_array: expected a numpy.ndarray, got {type(array).__name__}"
+        )
+    shape = tuple(int(s) for s in shape)
+    strides = tuple(int(s) for s in strides)
+    base = array
+    while isinstance(base.base, numpy.ndarray):
+        base = base.base
+    lo, hi = _extent(shape, strides, int(storage_offset))
+    if lo < 0:
+        raise ValueError("_stride_array: out of buffer: too small index was specified")
+    if (hi + 1) * base.itemsize > base.nbytes:
+        raise ValueError("_stride_array: out of buffer: too large index was specified")
+    item = base.itemsize
+    return numpy.ndarray(
+        shape,
+        base.dtype,
+        base.data if base.flags.c_contiguous else base.T.data,
+        int(storage_offset) * item,
+        tuple(st * item for st in strides),
+    )
+
+
 class AsStrided(FunctionNode):
     """View the input's elements (in C order) with element strides."""
 
@@ -90,6 +128,11 @@ class AsStridedGrad(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         (gy,) = inputs
+        if gy.dtype.kind != "f":
+            # As in Chainer: an integer view has no gradient to sum.
+            raise TypeError(
+                f"as_strided: backward needs a float gradient, got dtype {gy.dtype}"
+            )
         xp = backend.get_array_module(gy)
         f = self.fwd
         size = int(numpy.prod(f._in_shape, dtype=numpy.int64))

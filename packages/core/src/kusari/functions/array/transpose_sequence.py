@@ -12,16 +12,14 @@ from kusari.utils import type_check
 from kusari.variable import Variable
 
 
-def _time_major_index(lengths: list[int]) -> tuple[Any, list[int]]:
+def _time_major_index(lengths: list[int], n_out: int) -> tuple[Any, list[int]]:
     """The gather order and output lengths of a transpose of ``lengths``.
 
-    ``lengths`` is non-increasing; output ``t`` holds row ``t`` of every
-    sequence longer than ``t``.
+    ``lengths`` is non-increasing; output ``t`` (of ``n_out``) holds row ``t``
+    of every sequence longer than ``t`` (none past the longest: empty).
     """
     starts = numpy.concatenate([[0], numpy.cumsum(lengths)[:-1]]).astype(numpy.intp)
-    out_lengths = [
-        sum(1 for n in lengths if n > t) for t in range(lengths[0] if lengths else 0)
-    ]
+    out_lengths = [sum(1 for n in lengths if n > t) for t in range(n_out)]
     order = (
         numpy.concatenate([starts[:k] + t for t, k in enumerate(out_lengths)]).astype(
             numpy.intp
@@ -33,7 +31,17 @@ def _time_major_index(lengths: list[int]) -> tuple[Any, list[int]]:
 
 
 class TransposeSequence(FunctionNode):
-    """Transpose a list of sorted variable-length sequences."""
+    """Transpose a list of sorted variable-length sequences.
+
+    Args:
+        length: Number of outputs; by default the length of the first
+            (longest) input. The backward pass asks for one output per input
+            of the forward one, so that sequences of length 0 at the end of
+            the list get their (empty) gradients back.
+    """
+
+    def __init__(self, length: int | None = None) -> None:
+        self._length = length
 
     def check_type_forward(self, in_types: Any) -> None:
         n = type_check.eval(in_types.size())
@@ -53,14 +61,18 @@ class TransposeSequence(FunctionNode):
         if not inputs:
             return ()
         xp = backend.get_array_module(*inputs)
+        self._n_in = len(inputs)
         lengths = [len(x) for x in inputs]
-        order, out_lengths = _time_major_index(lengths)
+        n_out = lengths[0] if self._length is None else self._length
+        order, out_lengths = _time_major_index(lengths, n_out)
         flat = xp.concatenate(inputs, axis=0)
         ys = flat[xp.asarray(order)]
         self._dtype = inputs[0].dtype
         self._row = inputs[0].shape[1:]
         self._xp = xp
         self._out_lengths = out_lengths
+        if not out_lengths:
+            return ()  # every sequence is empty: no time steps
         points = numpy.cumsum(out_lengths)[:-1].tolist()
         return tuple(xp.split(ys, points)) if points else (ys,)
 
@@ -75,7 +87,7 @@ class TransposeSequence(FunctionNode):
                     requires_grad=False,
                 )
             gys.append(g)
-        return transpose_sequence(gys)
+        return TransposeSequence(self._n_in).apply(tuple(gys))
 
 
 def transpose_sequence(xs: Any) -> tuple[Variable, ...]:

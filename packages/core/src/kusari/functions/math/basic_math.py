@@ -2,7 +2,8 @@
 
 Binary operations accept a Variable or array on each side (same dtype,
 broadcastable shapes) or a Python/NumPy scalar on one side, which is cast to
-the variable's dtype.
+the variable's dtype. As in Chainer, a constant array of another dtype is cast
+to the dtype of the Variable it meets.
 """
 
 from __future__ import annotations
@@ -63,7 +64,57 @@ from kusari.functions.math._div_pow_nodes import (
     PowVarVar,
 )
 from kusari.functions.math.matmul import matmul as _matmul
-from kusari.variable import Variable
+from kusari.utils import type_check
+from kusari.variable import Variable, _array_types
+
+
+def _as_dtype_of(x: Any, c: Any) -> Any:
+    """``c`` cast to the dtype of ``x``, or None where Chainer would not cast.
+
+    Chainer v7 casts a constant array operand (an ndarray, never a Variable)
+    to the dtype of the Variable it meets, so ``x + a`` with ``x`` float64
+    and ``a`` float32 is float64. The operators try the operands as given
+    first and call this only after the type check has failed: the common
+    case pays nothing for it.
+    """
+    if isinstance(c, Variable) or not _is_operand(c):
+        return None
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or c.dtype == dtype:
+        return None
+    return c.astype(dtype, copy=False)
+
+
+def _retry_with_cast(node_cls: Any, operands: tuple[Any, Any], const_index: int) -> Any:
+    """Apply ``node_cls`` again with the constant array operand cast to the
+    other operand's dtype (see :func:`_as_dtype_of`); called from the
+    ``except InvalidType`` of an operator, whose error it re-raises where
+    Chainer would not cast either."""
+    var, const = operands[1 - const_index], operands[const_index]
+    c = _as_dtype_of(var, const)
+    if c is None:
+        raise  # the operator's InvalidType, being handled by the caller
+    cast = (var, c) if const_index == 1 else (c, var)
+    return node_cls().apply(cast)[0]
+
+
+def _convert_value_to_string(value: Any) -> str:
+    """Chainer's label text of an operand: ``'(-2)'``, ``'2.0'``, ``'constant array'``.
+
+    Raises:
+        ValueError: ``value`` is neither a scalar, an array nor a Variable.
+    """
+    if isinstance(value, Variable):
+        value = value.array
+    if isinstance(value, (int, float, numpy.number)):
+        return f"({value})" if value < 0 else str(value)
+    if isinstance(value, _array_types):
+        return "constant array"
+    raise ValueError(
+        "_convert_value_to_string: expected a Variable, a scalar or an array, "
+        f"got {type(value).__name__}"
+    )
+
 
 # -- the operations ------------------------------------------------------------
 # Each picks the FunctionNode for its operands (a constant, a Variable or an
@@ -102,7 +153,10 @@ def _add(lhs: Any, rhs: Any) -> Variable:
             y = direct_binary(numpy.add, operator.add, lhs, rhs, False)
             if y is not None:
                 return y
-        return Add().apply((lhs, rhs))[0]
+        try:
+            return Add().apply((lhs, rhs))[0]
+        except type_check.InvalidType:
+            return _retry_with_cast(Add, (lhs, rhs), 1)
     else:
         value = _check_scalar(rhs, "add")
     if not _hot.enable_backprop or _hot.generation != _generation[0]:
@@ -122,7 +176,10 @@ def sub(self: Any, rhs: Any) -> Variable:
             y = direct_binary(numpy.subtract, operator.sub, self, rhs, False)
             if y is not None:
                 return y
-        return Sub().apply((self, rhs))[0]
+        try:
+            return Sub().apply((self, rhs))[0]
+        except type_check.InvalidType:
+            return _retry_with_cast(Sub, (self, rhs), 1)
     else:
         value = _check_scalar(rhs, "sub")
     if not _hot.enable_backprop or _hot.generation != _generation[0]:
@@ -135,7 +192,10 @@ def sub(self: Any, rhs: Any) -> Variable:
 def rsub(self: Any, rhs: Any) -> Variable:
     """Reflected difference, ``rhs - self``."""
     if _is_operand(rhs):
-        return Sub().apply((rhs, self))[0]
+        try:
+            return Sub().apply((rhs, self))[0]
+        except type_check.InvalidType:
+            return _retry_with_cast(Sub, (rhs, self), 0)
     value = _check_scalar(rhs, "rsub")
     if not _hot.enable_backprop or _hot.generation != _generation[0]:
         y = direct_constant(numpy.subtract, operator.sub, self, value, True)
@@ -154,7 +214,10 @@ def mul(self: Any, rhs: Any) -> Variable:
             y = direct_binary(numpy.multiply, operator.mul, self, rhs, False)
             if y is not None:
                 return y
-        return Mul().apply((self, rhs))[0]
+        try:
+            return Mul().apply((self, rhs))[0]
+        except type_check.InvalidType:
+            return _retry_with_cast(Mul, (self, rhs), 1)
     else:
         value = _check_scalar(rhs, "mul")
     if not _hot.enable_backprop or _hot.generation != _generation[0]:
@@ -171,7 +234,10 @@ def div(self: Any, rhs: Any) -> Variable:
             y = direct_binary(numpy.true_divide, operator.truediv, self, rhs, True)
             if y is not None:
                 return y
-        return Div().apply((self, rhs))[0]
+        try:
+            return Div().apply((self, rhs))[0]
+        except type_check.InvalidType:
+            return _retry_with_cast(Div, (self, rhs), 1)
     value = _check_scalar(rhs, "div")
     return mul(self, 1.0 / value)
 
@@ -179,7 +245,10 @@ def div(self: Any, rhs: Any) -> Variable:
 def rdiv(self: Any, rhs: Any) -> Variable:
     """Reflected division, ``rhs / self``."""
     if _is_operand(rhs):
-        return Div().apply((rhs, self))[0]
+        try:
+            return Div().apply((rhs, self))[0]
+        except type_check.InvalidType:
+            return _retry_with_cast(Div, (rhs, self), 0)
     value = _check_scalar(rhs, "rdiv")
     if not _hot.enable_backprop or _hot.generation != _generation[0]:
         mode = direct()
@@ -217,14 +286,20 @@ def rfloordiv(self: Any, rhs: Any) -> Variable:
 def pow(self: Any, rhs: Any) -> Variable:
     """Elementwise power, ``a ** b``."""
     if _is_operand(rhs):
-        return PowVarVar().apply((self, rhs))[0]
+        try:
+            return PowVarVar().apply((self, rhs))[0]
+        except type_check.InvalidType:
+            return _retry_with_cast(PowVarVar, (self, rhs), 1)
     return PowVarConst(_check_scalar(rhs, "pow")).apply((self,))[0]
 
 
 def rpow(self: Any, rhs: Any) -> Variable:
     """Reflected power, ``rhs ** self``."""
     if _is_operand(rhs):
-        return PowVarVar().apply((rhs, self))[0]
+        try:
+            return PowVarVar().apply((rhs, self))[0]
+        except type_check.InvalidType:
+            return _retry_with_cast(PowVarVar, (rhs, self), 0)
     return PowConstVar(_check_scalar(rhs, "rpow")).apply((self,))[0]
 
 

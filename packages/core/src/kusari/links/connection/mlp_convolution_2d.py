@@ -8,6 +8,12 @@ from typing import Any
 from kusari import link
 from kusari.functions.activation import relu as relu_module
 from kusari.links.connection.convolution_2d import Convolution2D
+from kusari.utils import argument
+
+_NO_WSCALE = (
+    "wscale is not supported anymore; use conv_init and bias_init to change "
+    "the scale of the initial parameters"
+)
 
 
 class MLPConvolution2D(link.ChainList):
@@ -26,8 +32,8 @@ class MLPConvolution2D(link.ChainList):
         stride: Stride of the first convolution.
         pad: Padding of the first convolution.
         activation: Activation between the convolutions (ReLU by default).
-        conv_init: Initializer of the filters.
-        bias_init: Initializer of the biases.
+        conv_init: Initializer of the filters (keyword only).
+        bias_init: Initializer of the biases (keyword only).
 
     Example:
         >>> import numpy as np
@@ -45,16 +51,31 @@ class MLPConvolution2D(link.ChainList):
         stride: Any = 1,
         pad: Any = 0,
         activation: Callable[[Any], Any] = relu_module.relu,
+        *args: Any,
         conv_init: Any = None,
         bias_init: Any = None,
+        **kwargs: Any,
     ) -> None:
+        # Chainer v1 took `wscale` after `activation`; v7 (and kusari) take
+        # the initializers by keyword only and refuse `wscale` by name.
+        if args:
+            raise TypeError(
+                f"MLPConvolution2D: takes at most 6 positional arguments; {_NO_WSCALE}"
+            )
+        argument.check_unexpected_kwargs(kwargs, wscale=_NO_WSCALE)
+        if kwargs:
+            names = ", ".join(sorted(kwargs))
+            raise TypeError(f"MLPConvolution2D: unexpected keyword argument(s) {names}")
         if ksize is None:
             out_channels, ksize, in_channels = in_channels, out_channels, None
-        if not isinstance(out_channels, Sequence) or len(out_channels) == 0:
-            raise ValueError(
-                "MLPConvolution2D: out_channels must be a non-empty sequence, got "
-                f"{out_channels!r}"
+        if not isinstance(out_channels, Sequence):
+            # Chainer failed on len() here: a TypeError as well.
+            raise TypeError(
+                "MLPConvolution2D: out_channels must be a sequence of ints, got "
+                f"{type(out_channels).__name__} {out_channels!r}"
             )
+        if len(out_channels) == 0:
+            raise ValueError("MLPConvolution2D: out_channels must not be empty")
         convs = [
             Convolution2D(
                 in_channels,

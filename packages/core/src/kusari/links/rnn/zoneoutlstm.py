@@ -22,6 +22,12 @@ class _Zoneout(FunctionNode):
         self.ratio = ratio
         self.flag_x = flag_x
 
+    @property
+    def flag_h(self) -> Any:
+        """Where the old state is kept: the complement of ``flag_x``, as on
+        Chainer's Zoneout node (None before the forward pass)."""
+        return None if self.flag_x is None else 1 - self.flag_x
+
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         h, x = inputs
         xp = backend.get_array_module(x)
