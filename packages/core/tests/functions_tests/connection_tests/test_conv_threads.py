@@ -104,3 +104,33 @@ def test_pointwise_gemm_split_by_sample(groups, monkeypatch, blas_holds):
     assert limited.count(1) >= 2
     for a, b in zip(one, many):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("layout", ["sample_major", "batch_inner"])
+def test_col2im_makes_one_range_per_thread(layout, monkeypatch):
+    # col2im runs a Python loop (one add per kernel offset) on each piece;
+    # extra ranges per thread only add GIL turns, so it makes one per thread.
+    monkeypatch.setattr(threads, "_num_threads", 3)
+    monkeypatch.setattr(threads, "MIN_BYTES_PER_THREAD", 1)
+    pieces = []
+    real = threads.parallel_for
+    monkeypatch.setattr(
+        threads, "parallel_for", lambda f, n: pieces.append(n) or real(f, n)
+    )
+    rng = np.random.default_rng(0)
+    # Big enough that the pool would otherwise cut 4 ranges per thread.
+    k, s, d, insz = (3, 3), (1, 1), (1, 1), (16, 16)
+    if layout == "sample_major":
+        col = rng.standard_normal((16, 8) + k + insz).astype(np.float32)
+        out = np.zeros((16, 8, 18, 18), np.float32)
+        _conv_core.col2im_add(col, out, k, s, d, insz)
+        ref = np.zeros_like(out)
+        _conv_core._col2im_add_serial(col, ref, k, s, d, insz)
+    else:
+        col = rng.standard_normal((16,) + k + insz + (4,)).astype(np.float32)
+        out = np.zeros((16, 18, 18, 4), np.float32)
+        _conv_batch_inner._col2im_add_bi(col, out, k, s, d, insz, 0)
+        ref = np.zeros_like(out)
+        _conv_batch_inner._col2im_add_bi_serial(col, ref, k, s, d, insz, 0)
+    assert pieces == [3]
+    np.testing.assert_array_equal(out, ref)

@@ -336,6 +336,7 @@ def _col2im_add_bi(
         [col, ypt],
         2 * col.size * col.itemsize,
         axis=0,
+        one_range_per_thread=True,
     )
 
 

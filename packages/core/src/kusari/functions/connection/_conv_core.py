@@ -375,6 +375,7 @@ def col2im_add(
         [col, ypad],
         nbytes,
         axis,
+        one_range_per_thread=True,
     )
 
 
