@@ -138,23 +138,6 @@ def col2im_nd_cpu(col: Any, stride: Any, pad: Any, dims: Any, dilate: Any = 1) -
     ]
 
 
-def im2col_nd_gpu(
-    img: Any,
-    ksize: Any,
-    stride: Any,
-    pad: Any,
-    cover_all: bool = False,
-    dilate: Any = 1,
-) -> Any:
-    """:func:`im2col_nd_cpu` on a CuPy array (zero padding)."""
-    return im2col_nd_cpu(img, ksize, stride, pad, 0, cover_all, dilate)
-
-
-def col2im_nd_gpu(col: Any, stride: Any, pad: Any, dims: Any, dilate: Any = 1) -> Any:
-    """:func:`col2im_nd_cpu` on a CuPy array."""
-    return col2im_nd_cpu(col, stride, pad, dims, dilate)
-
-
 def im2col_nd(
     img: Any,
     ksize: Any,
@@ -163,10 +146,11 @@ def im2col_nd(
     cover_all: bool = False,
     dilate: Any = 1,
 ) -> Any:
-    """:func:`im2col_nd_cpu` for any array module."""
+    """:func:`im2col_nd_cpu` with zero padding, for any array module."""
     return im2col_nd_cpu(img, ksize, stride, pad, 0, cover_all, dilate)
 
 
-def col2im_nd(col: Any, stride: Any, pad: Any, dims: Any, dilate: Any = 1) -> Any:
-    """:func:`col2im_nd_cpu` for any array module."""
-    return col2im_nd_cpu(col, stride, pad, dims, dilate)
+# The array-module-agnostic code above runs on CuPy arrays as it is.
+im2col_nd_gpu = im2col_nd
+col2im_nd = col2im_nd_cpu
+col2im_nd_gpu = col2im_nd_cpu
