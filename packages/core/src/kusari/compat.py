@@ -20,6 +20,13 @@ Example:
 
 The aliases are opt-in and refuse to shadow a real Chainer: where ``chainer``
 itself is importable, :func:`install` raises instead of hiding it.
+
+Code run this way gets Chainer's environment too: :func:`install` reads
+Chainer's environment variables (:data:`CHAINER_ENV`, e.g. ``CHAINER_DTYPE``
+and ``CHAINER_DATASET_ROOT``) where the ``KUSARI_*`` one is not set, and turns
+off kusari's freeing of the graph during backward
+(``config.free_graph_in_backward``), since Chainer code such as the DCGAN
+example backprops twice through one graph. :func:`uninstall` restores both.
 """
 
 from __future__ import annotations
@@ -45,6 +52,23 @@ ALIASES: dict[str, str] = {
 
 #: Where each sibling package lives in the kusari repository, for messages.
 _FOLDERS = {"kusari_mn": "mn", "kusari_rl": "rl", "kusari_cv": "cv", "kusari_ui": "ui"}
+
+#: Chainer's environment variables that :func:`install` applies, each with
+#: the ``kusari.global_config`` entry it sets (None: the dataset root) and
+#: the kusari variable that takes precedence when both are set.
+CHAINER_ENV: dict[str, tuple[str | None, str]] = {
+    "CHAINER_DTYPE": ("dtype", "KUSARI_DTYPE"),
+    "CHAINER_DEBUG": ("debug", "KUSARI_DEBUG"),
+    "CHAINER_TYPE_CHECK": ("type_check", "KUSARI_TYPE_CHECK"),
+    "CHAINER_KEEP_GRAPH_ON_REPORT": ("keep_graph_on_report", ""),
+    "CHAINER_LAZY_GRAD_SUM": ("lazy_grad_sum", ""),
+    "CHAINER_DATASET_ROOT": (None, "KUSARI_DATASET_ROOT"),
+}
+
+# What install() changed, to put back in uninstall(): (config key or None for
+# the dataset root, previous value or _MISSING).
+_saved: list[tuple[str | None, object]] = []
+_MISSING = object()
 
 
 class _ExistingModuleLoader(importlib.abc.Loader):
@@ -114,6 +138,74 @@ class ChainerAliasFinder(importlib.abc.MetaPathFinder):
 _finder = ChainerAliasFinder()
 
 
+def _env_value(name: str, key: str | None, text: str) -> object:
+    """The config value Chainer derives from ``name=text``, checked."""
+    if key is None:
+        return text
+    if key == "dtype":
+        import numpy
+
+        import kusari
+
+        if text == "mixed16":
+            return kusari.mixed16
+        try:
+            dtype = numpy.dtype(text)
+        except TypeError:
+            dtype = None
+        if dtype is None or dtype.kind != "f":
+            raise ValueError(
+                f"kusari.compat.install(): {name} must be float16, float32, "
+                f"float64 or mixed16, got {text!r}"
+            )
+        return dtype
+    # Chainer reads its flags with bool(int(value)).
+    try:
+        return bool(int(text))
+    except ValueError:
+        raise ValueError(
+            f"kusari.compat.install(): {name} must be an integer (0 or 1), got {text!r}"
+        ) from None
+
+
+def _apply_chainer_environment() -> None:
+    """Apply Chainer's settings: its environment and its backward semantics."""
+    import kusari
+    from kusari.dataset import download
+
+    changes: list[tuple[str | None, object]] = []
+    for name, (key, kusari_name) in CHAINER_ENV.items():
+        text = os.environ.get(name)
+        if text is None or (kusari_name and kusari_name in os.environ):
+            continue
+        changes.append((key, _env_value(name, key, text)))
+    # Chainer keeps every retained array until the graph is dropped, so its
+    # code may call backward twice through one graph (DCGAN's updater does).
+    changes.append(("free_graph_in_backward", False))
+    for key, value in changes:
+        if key is None:
+            _saved.append((None, download.get_dataset_root()))
+            download.set_dataset_root(str(value))
+        else:
+            _saved.append((key, getattr(kusari.global_config, key, _MISSING)))
+            setattr(kusari.global_config, key, value)
+
+
+def _restore_environment() -> None:
+    import kusari
+    from kusari.dataset import download
+
+    while _saved:
+        key, value = _saved.pop()
+        if key is None:
+            download.set_dataset_root(str(value))
+        elif value is _MISSING:
+            # The entry did not exist before install(): remove it again.
+            delattr(kusari.global_config, key)
+        else:
+            setattr(kusari.global_config, key, value)
+
+
 def installed() -> bool:
     """Whether :func:`install` is in effect."""
     return _finder in sys.meta_path
@@ -123,9 +215,15 @@ def install() -> None:
     """Make ``chainer``, ``chainermn``, ``chainerrl``, ``chainercv``,
     ``chainerui`` (and ``chainerx``, reported unavailable) importable as kusari.
 
+    It also applies Chainer's environment variables (:data:`CHAINER_ENV`)
+    and Chainer's backward semantics (the graph is kept for a second
+    backward); :func:`uninstall` undoes both.
+
     Raises:
         RuntimeError: A real ``chainer`` is imported or importable; the aliases
             would hide it.
+        ValueError: A Chainer environment variable has a value Chainer would
+            reject too (``CHAINER_DTYPE=int32``, ``CHAINER_DEBUG=yes``).
     """
     if installed():
         return
@@ -142,13 +240,15 @@ def install() -> None:
             f"({real.origin}); the alias would hide it. Uninstall Chainer or "
             "use a separate environment to run that code on kusari."
         )
+    _apply_chainer_environment()
     sys.meta_path.insert(0, _finder)
 
 
 def uninstall() -> None:
-    """Remove the aliases (modules already imported under them stay imported)."""
+    """Remove the aliases and restore the settings :func:`install` changed."""
     if installed():
         sys.meta_path.remove(_finder)
+        _restore_environment()
     for name in list(sys.modules):
         if name.partition(".")[0] in ALIASES or name == "chainerx":
             del sys.modules[name]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy
 
 from kusari.dataset.dataset_mixin import DatasetMixin
+from kusari.datasets._mnist_common import get_dtype
 
 
 def _import_pil(caller: str) -> Any:
@@ -39,7 +40,11 @@ def _read_image(source: Any, dtype: Any, caller: str) -> numpy.ndarray:
 
 
 def _default_dtype(dtype: Any) -> numpy.dtype:
-    return numpy.dtype(numpy.float32 if dtype is None else dtype)
+    # None means the configured default (``config.dtype``, float16 under
+    # mixed16), read when the dataset is made, as Chainer does: a script that
+    # sets ``config.dtype = 'float16'`` first gets float16 images that its
+    # float16 parameters accept.
+    return get_dtype(dtype)
 
 
 def _read_list_file(path: str) -> list[list[str]]:
@@ -60,7 +65,7 @@ class ImageDataset(DatasetMixin):
         paths: A list of image paths, or the path of a text file listing one
             image path per line.
         root: Directory prepended to every path.
-        dtype: Array dtype (default ``float32``).
+        dtype: Array dtype (default: ``config.dtype``, float32 unless set).
 
     Example:
         >>> d = ImageDataset(['a.png', 'b.png'], root='images')
@@ -96,7 +101,7 @@ class LabeledImageDataset(DatasetMixin):
         pairs: A list of ``(path, int_label)`` pairs, or the path of a text
             file whose lines are ``<path> <int label>``.
         root: Directory prepended to every path.
-        dtype: Image dtype (default ``float32``).
+        dtype: Image dtype (default: ``config.dtype``, float32 unless set).
         label_dtype: Label dtype.
 
     Example:
@@ -157,7 +162,7 @@ class ZippedImageDataset(DatasetMixin):
 
     Args:
         zipfilename: Path of the zip file.
-        dtype: Image dtype (default ``float32``).
+        dtype: Image dtype (default: ``config.dtype``, float32 unless set).
 
     Example:
         >>> d = ZippedImageDataset('images.zip')  # doctest: +SKIP
@@ -246,7 +251,7 @@ class LabeledZippedImageDataset(DatasetMixin):
     Args:
         zipfilename: Path of the zip file.
         labelfilename: Text file whose lines are ``<name in zip> <int label>``.
-        dtype: Image dtype (default ``float32``).
+        dtype: Image dtype (default: ``config.dtype``, float32 unless set).
         label_dtype: Label dtype.
 
     Example:
