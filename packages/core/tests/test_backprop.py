@@ -67,6 +67,22 @@ def test_freed_graph_refuses_a_second_pass() -> None:
         y.backward()
 
 
+def test_config_can_keep_the_graph_for_a_second_pass() -> None:
+    # Chainer keeps retained arrays until the graph is dropped; code that
+    # backprops twice through one graph (DCGAN's updater) turns freeing off.
+    x = _v(1.0, 2.0)
+    y = F.sum(F.exp(x) * 3)
+    with kusari.using_config("free_graph_in_backward", False):
+        y.backward()
+        y.backward()
+    np.testing.assert_allclose(x.grad, 2 * 3 * np.exp([1.0, 2.0]), rtol=1e-6)
+    # Outside the switch the default frees again.
+    z = F.sum(x * x)
+    z.backward()
+    with pytest.raises(RuntimeError, match="freed by an earlier backward"):
+        z.backward()
+
+
 def test_backward_returning_a_non_variable_is_named() -> None:
     class Bad(kusari.FunctionNode):
         def forward(self, xs):  # type: ignore[no-untyped-def]

@@ -40,9 +40,11 @@ def test_outputs_are_leaves_and_inputs_get_no_node():
     for out in (a, b):
         assert out.creator is None and out.creator_node is None
         assert out.requires_grad and out.rank == 0
-    # Nothing of the graph was built: no input nodes, no links, no
-    # retained arrays.
-    assert x._node is None and y._node is None
+    # Nothing of the graph was built: no links from the inputs' nodes (the
+    # nodes they have had since they were made), no retained arrays.
+    assert x.node.creator_node is None and x.node.data is None
+    assert y.node.creator_node is None and y.node.data is None
+    assert a._node is None and b._node is None
     assert f.inputs is None and f.outputs is None
     assert f._retained_output_data is None
     ref = weakref.ref(f)

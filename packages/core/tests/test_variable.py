@@ -185,7 +185,20 @@ class TestGradients:
         y = F.sum(x * x * 0.5)
         y.backward()
         np.testing.assert_allclose(x.grad, [1, 2, 3])
+        # The output's gradient is used up, as in Chainer v6+ ...
+        assert y.grad is None
+        # ... unless retain_grad keeps every gradient.
+        y = F.sum(x * x * 0.5)
+        y.backward(retain_grad=True)
         np.testing.assert_allclose(y.grad, 1.0)
+
+    def test_backward_uses_up_a_given_output_gradient(self):
+        x = _v(1.0, 2.0)
+        y = x * 3.0
+        y.grad = np.array([1.0, 2.0], np.float32)
+        y.backward()
+        assert y.grad is None and y.grad_var is None
+        np.testing.assert_allclose(x.grad, [3.0, 6.0])
 
     def test_non_scalar_backward_needs_grad(self):
         x = _v(1.0, 2.0)

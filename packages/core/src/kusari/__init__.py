@@ -70,6 +70,7 @@ global_config.type_check = _env_flag("KUSARI_TYPE_CHECK", True)
 global_config.dtype = _parse_dtype(_os.environ.get("KUSARI_DTYPE"))
 global_config.lazy_grad_sum = False
 global_config.keep_graph_on_report = False
+global_config.free_graph_in_backward = True
 global_config.in_recomputing = False
 global_config.compute_mode = None
 global_config.warn_nondeterministic = False

@@ -28,7 +28,7 @@ dropped.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from heapq import heappush
 from typing import Any
 
@@ -70,7 +70,9 @@ class BackwardPass:
         loss_scale: Stored with the leaves' gradients.
         stop_nodes: Nodes treated as leaves (``kusari.grad``'s inputs).
         free_graph: Drop retained arrays once used (None: unless the graph
-            is kept by ``retain_grad`` or double backprop).
+            is kept by ``retain_grad``, double backprop or
+            ``config.free_graph_in_backward = False``, which Chainer code
+            that backprops twice through one graph needs).
     """
 
     __slots__ = (
@@ -85,6 +87,7 @@ class BackwardPass:
         "lazy",
         "leaves",
         "loss_scale",
+        "captured",
         "owned",
         "retain_grad",
         "seen",
@@ -103,9 +106,11 @@ class BackwardPass:
         self.retain_grad = retain_grad
         self.double = double
         self.loss_scale = loss_scale
-        self.free_graph = (
-            not (retain_grad or double) if free_graph is None else free_graph
-        )
+        if free_graph is None:
+            free_graph = not (retain_grad or double) and bool(
+                configuration.config.free_graph_in_backward
+            )
+        self.free_graph = free_graph
         self.lazy = bool(configuration.config.lazy_grad_sum)
         self.debug = configuration.hot_flags().debug
         self.arrays = not double
@@ -123,6 +128,10 @@ class BackwardPass:
         # one else), so further contributions may be added in place.
         self.owned: set[VariableNode] = set()
         self.stops = stop_nodes
+        # kusari.grad's inputs that are not stop nodes (another input lies
+        # behind them): their gradient is taken when their creator runs, as
+        # the table drops it then.
+        self.captured: dict[VariableNode, Any] | None = None
 
     # -- phase 1: collect -------------------------------------------------
     def seed(
@@ -136,10 +145,11 @@ class BackwardPass:
             if self._add_initial(node, gy):
                 self.schedule(node)
         if initial_input_grads:
-            leaves = self.leaves
             for node, g in initial_input_grads.items():
-                if self._add_initial(node, g) and node not in leaves:
-                    leaves.append(node)
+                # A stop node is a leaf; any other input's creator runs, so
+                # that this gradient flows on to the inputs behind it.
+                if self._add_initial(node, g):
+                    self.schedule(node)
 
     def _add_initial(self, node: VariableNode, g: Variable) -> bool:
         """Add an initial gradient; True when it is the node's first."""
@@ -177,7 +187,9 @@ class BackwardPass:
     def run_node(self, func: Any) -> None:
         """Run ``func``'s backward and accumulate its inputs' gradients."""
         inputs = func.inputs
-        if inputs is None or func._freed:
+        # A freed function holds the inputs tuple of the application that was
+        # freed; applying the function again makes a new one.
+        if inputs is None or func._freed is inputs:
             raise RuntimeError(freed_message(func))
         out_refs = func.outputs
         if len(out_refs) == 1:
@@ -194,6 +206,8 @@ class BackwardPass:
                 self._retain_output_grads(out_nodes, gys)
         else:
             out_nodes, gys, any_grad = self._take_output_grads(out_refs)
+        if self.captured is not None:
+            self._capture(out_nodes, gys)
         # The inputs that need a gradient (spelled out for one or two).
         n_in = len(inputs)
         targets: tuple[int, ...]
@@ -230,7 +244,7 @@ class BackwardPass:
             for y in out_nodes:
                 if y is not None:
                     y.data = None
-            func._freed = True
+            func._freed = inputs
 
     def _take_output_grads(self, out_refs: Any) -> tuple[Any, tuple[Any, ...], bool]:
         """Remove several outputs' gradients from the table (complete by now)."""
@@ -244,6 +258,13 @@ class BackwardPass:
         if self.retain_grad:
             self._retain_output_grads(out_nodes, gys)
         return out_nodes, gys, any(g is not None for g in gys)
+
+    def _capture(self, out_nodes: Any, gys: tuple[Any, ...]) -> None:
+        captured = self.captured
+        assert captured is not None
+        for y, g in zip(out_nodes, gys):
+            if y is not None and g is not None and y in captured:
+                captured[y] = _new_variable(g, False) if self.arrays else g
 
     def _retain_output_grads(self, out_nodes: Any, gys: tuple[Any, ...]) -> None:
         for y, g in zip(out_nodes, gys):
@@ -330,6 +351,10 @@ class BackwardPass:
                 var = None if g is None else node._variable()
                 if var is not None:
                     self._store_leaf_grad(var, g)
+        if self.captured:
+            for node, g in self.captured.items():
+                if g is not None:
+                    grads[node] = g
         return grads
 
     def _store_leaf_grad(self, var: Variable, g: Variable) -> None:
@@ -355,15 +380,20 @@ def run(
     initial_input_grads: dict[Any, Any] | None = None,
     set_leaf_grads: bool = True,
     free_graph: bool | None = None,
+    capture_nodes: Iterable[Any] = (),
 ) -> dict[Any, Any]:
     """Backprop from ``out_nodes`` with initial gradients ``gys``.
 
     Returns the table of gradients (Variables) left at the leaves (and
-    ``stop_nodes``).
+    ``stop_nodes``), and those that ``capture_nodes`` had when their
+    creators ran.
     """
     bp = BackwardPass(
         retain_grad, enable_double_backprop, loss_scale, stop_nodes, free_graph
     )
+    captured = dict.fromkeys(capture_nodes)
+    if captured:
+        bp.captured = captured
     bp.seed(out_nodes, gys, initial_input_grads)
     # Functions applied inside backward get inputs the framework made and
     # checked (gradient shapes are verified in accumulate), so their type
@@ -415,7 +445,13 @@ def backward_variable(
         if loss_scale is not None:
             g *= loss_scale
         gv = var._grad_var = Variable(g, requires_grad=False)
+    # The output's gradient is used up, as in Chainer v6+: after backward
+    # ``var.grad`` is None, unless retain_grad keeps every gradient (and
+    # then the output keeps the very Variable it had).
+    var._grad_var = None
     run([node], [gv], retain_grad, enable_double_backprop, loss_scale)
+    if retain_grad:
+        var._grad_var = gv
 
 
 def backward(

@@ -14,6 +14,7 @@ from typing import Any
 import numpy
 
 from kusari import backend, function_hook
+from kusari._variable_node import BackwardGradientError
 from kusari.backends import cuda
 from kusari.utils import threads
 from kusari.variable import (
@@ -75,7 +76,8 @@ def normalize_grads(func: Any, targets: tuple[int, ...], gxs: Any) -> tuple[Any,
         if isinstance(gxs, list):
             gxs = tuple(gxs)
         else:
-            raise TypeError(
+            raise BackwardGradientError(
+                "type of gradients returned from backward is incorrect: "
                 f"{func.label}.backward must return a tuple of Variables, got "
                 f"{type(gxs).__name__}"
             )
@@ -84,9 +86,11 @@ def normalize_grads(func: Any, targets: tuple[int, ...], gxs: Any) -> tuple[Any,
         return gxs
     if n == len(func.inputs):
         return tuple([gxs[i] for i in targets])
-    raise ValueError(
-        f"{func.label}.backward returned {n} gradients; expected "
-        f"{len(targets)} (one per target input) or {len(func.inputs)} (one per input)"
+    raise BackwardGradientError(
+        f"number of gradients returned from backward is incorrect: {n} != "
+        f"expected {len(targets)} or {len(func.inputs)} ({func.label}.backward "
+        f"returned {n} gradients; it must return one per target input or one "
+        "per input)"
     )
 
 
@@ -127,7 +131,8 @@ def _grad_arrays(func: Any, gxs: tuple[Any, ...]) -> tuple[Any, ...]:
         elif type(gx) is Variable or isinstance(gx, Variable):
             datas.append(gx._data)
         else:
-            raise TypeError(
+            raise BackwardGradientError(
+                "type of gradients returned from backward is incorrect: "
                 f"{func.label}.backward returned {type(gx).__name__}; "
                 "gradients must be Variables"
             )

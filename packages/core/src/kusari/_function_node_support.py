@@ -12,6 +12,7 @@ body would.
 
 from __future__ import annotations
 
+import collections
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -198,3 +199,46 @@ def default_backward(
     if type(func).backward_accumulate is not FunctionNode.backward_accumulate:
         return func.backward_accumulate(targets, grad_outputs, (None,) * len(targets))
     return (None,) * len(targets)
+
+
+# -- hooks registered on one function -------------------------------------------
+# FunctionNode binds these as its ``local_function_hooks`` and
+# ``_n_local_function_hooks`` properties and its ``add_hook`` and
+# ``delete_hook`` methods.
+
+
+def local_function_hooks(func: FunctionNode) -> collections.OrderedDict[str, Any]:
+    """Hooks registered on this function only."""
+    if func._local_function_hooks is None:
+        func._local_function_hooks = collections.OrderedDict()
+    return func._local_function_hooks
+
+
+def n_local_function_hooks(func: FunctionNode) -> int:
+    hooks = func._local_function_hooks
+    return 0 if hooks is None else len(hooks)
+
+
+def add_hook(func: FunctionNode, hook: Any, name: str | None = None) -> None:
+    """Register a :class:`~kusari.FunctionHook` on this function only.
+
+    Args:
+        hook: The hook.
+        name: Its name on this function (default: ``hook.name``).
+    """
+    name = hook.name if name is None else name
+    hooks = func.local_function_hooks
+    if name in hooks:
+        raise KeyError(f"hook {name} already exists on {func.label}")
+    hooks[name] = hook
+    hook.added(func)
+
+
+def delete_hook(func: FunctionNode, name: str) -> None:
+    """Unregister the hook called ``name`` from this function.
+
+    Args:
+        name: The hook's name on this function.
+    """
+    hook = func.local_function_hooks.pop(name)
+    hook.deleted(func)

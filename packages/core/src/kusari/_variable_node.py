@@ -78,6 +78,15 @@ class VariableNode:
             self.shape = arr.shape
             self.dtype = arr.dtype
 
+    # Chainer's private name of ``rank`` (its tests set it directly).
+    @property
+    def _rank(self) -> int:
+        return self.rank
+
+    @_rank.setter
+    def _rank(self, rank: int) -> None:
+        self.rank = rank
+
     @property
     def creator(self) -> Any:
         """The function that made this node (old-style ``Function`` unwrapped)."""
@@ -182,6 +191,16 @@ _var_new = object.__new__
 _ref = weakref.ref
 
 
+class BackwardGradientError(TypeError, ValueError):
+    """A function's ``backward`` returned a gradient of the wrong kind.
+
+    Chainer raised ``ValueError`` for these in debug mode (and for a wrong
+    number of gradients always); kusari checks them always and raised
+    ``TypeError`` for a wrong type or dtype. Being both keeps code written
+    for either working. The message starts with Chainer's words.
+    """
+
+
 def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
     """Raise a clear error when a gradient does not match its variable."""
     data = x.data if is_node_x else x._data
@@ -195,17 +214,16 @@ def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
     # dtype, ValueError for a wrong shape.
     exc_type: type[Exception] = TypeError
     if not _is_array(gx):
-        msg = (
-            f"Type of grad is invalid:\nExpected: ndarray\nActual: {type(gx).__name__}"
-        )
+        what, actual, expected = "type", type(gx).__name__, "ndarray"
+        msg = f"Type of grad is invalid:\nExpected: ndarray\nActual: {actual}"
     elif data is not None and type(gx) is not type(data):
-        msg = (
-            f"Type of data and grad mismatch\ngrad: {type(gx).__name__} != "
-            f"data: {type(data).__name__}"
-        )
+        what, actual, expected = "type", type(gx).__name__, type(data).__name__
+        msg = f"Type of data and grad mismatch\ngrad: {actual} != data: {expected}"
     elif gx.dtype != dtype:
+        what, actual, expected = "dtype", gx.dtype, dtype
         msg = f"Dtype of data and grad mismatch\ngrad: {gx.dtype} != data: {dtype}"
     elif gx.shape != shape:
+        what, actual, expected = "shape", gx.shape, shape
         msg = f"Shape of data and grad mismatch\ngrad: {gx.shape} != data: {shape}"
         exc_type = ValueError
     else:
@@ -213,9 +231,12 @@ def _check_grad_type(func: Any, x: Any, is_node_x: bool, gx: Any) -> None:
     if func is not None:
         impl = getattr(func, "function", None) or func
         msg = (
-            f"Function `{type(impl).__name__}` ({func.label}) has a bug: it "
-            f"returned a gradient that does not match its input.\n{msg}"
+            f"{what} of gradients returned from backward is incorrect: actual "
+            f"{actual} != expected {expected}\nFunction `{type(impl).__name__}` "
+            f"({func.label}) has a bug: it returned a gradient that does not "
+            f"match its input.\n{msg}"
         )
+        exc_type = BackwardGradientError
     raise exc_type(msg)
 
 

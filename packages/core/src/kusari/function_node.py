@@ -66,10 +66,13 @@ class FunctionNode:
     _output_indexes_to_retain: Sequence[int] | None = None
     _retained_output_data: tuple[Any, ...] | None = None
     _local_function_hooks: collections.OrderedDict[str, Any] | None = None
-    _freed = False
+    _freed: tuple[VariableNode, ...] | None = None
     # Whether the class overrides check_type_forward (decided once per class,
-    # so nodes without checks pay nothing for type checking).
-    _has_type_check = False
+    # so nodes without checks pay nothing for type checking). True here, for
+    # FunctionNode itself: an instance of the base class is given its
+    # methods one by one (as Chainer's tests do with mocks), its
+    # check_type_forward among them, which must then be called.
+    _has_type_check = True
     # Whether first-order backprop may call backward_array instead of
     # backward (decided once per class; see backward_array).
     _has_backward_array = False
@@ -91,17 +94,13 @@ class FunctionNode:
             owner, _defining_class(cls, "backward")
         )
 
-    @property
-    def local_function_hooks(self) -> collections.OrderedDict[str, Any]:
-        """Hooks registered on this function only."""
-        if self._local_function_hooks is None:
-            self._local_function_hooks = collections.OrderedDict()
-        return self._local_function_hooks
-
-    @property
-    def _n_local_function_hooks(self) -> int:
-        hooks = self._local_function_hooks
-        return 0 if hooks is None else len(hooks)
+    # The function hooks registered on this function only (see
+    # kusari._function_node_support): ``local_function_hooks``, ``add_hook``
+    # and ``delete_hook``.
+    local_function_hooks = property(_support.local_function_hooks)
+    _n_local_function_hooks = property(_support.n_local_function_hooks)
+    add_hook = _support.add_hook
+    delete_hook = _support.delete_hook
 
     @property
     def label(self) -> str:
@@ -475,19 +474,6 @@ class FunctionNode:
             if node is not None:
                 node.unchain()
         self.inputs = None
-
-    def add_hook(self, hook: Any, name: str | None = None) -> None:
-        """Register a :class:`~kusari.FunctionHook` on this function only."""
-        name = hook.name if name is None else name
-        if name in self.local_function_hooks:
-            raise KeyError(f"hook {name} already exists on {self.label}")
-        self.local_function_hooks[name] = hook
-        hook.added(self)
-
-    def delete_hook(self, name: str) -> None:
-        """Unregister the local hook called ``name``."""
-        hook = self.local_function_hooks.pop(name)
-        hook.deleted(self)
 
     def __repr__(self) -> str:
         return f"<{self.label} rank={self.rank}>"

@@ -13,10 +13,9 @@ the arrays of intermediate results are freed as soon as user code drops them.
 
 from __future__ import annotations
 
-import warnings
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from kusari import _variable_node, _variable_print, backend
+from kusari import _variable_grads, _variable_node, _variable_print, backend
 
 # VariableNode and the helpers of the autograd core live in _variable_node
 # and _variable_print; kusari.variable keeps every name it has always had.
@@ -68,6 +67,8 @@ class Variable:
     # Whether an uninitialized instance can allocate its array from a shape
     # (``initialize``); True for Parameter.
     _initializable = False
+    # Chainer's flag for an array of ChainerX, which kusari does not have.
+    _has_chainerx_array = False
 
     # NumPy must defer to our reflected operators (`ndarray * Variable`).
     __array_priority__ = 200
@@ -91,6 +92,11 @@ class Variable:
         self._requires_grad = requires_grad
         if name is not None:
             self._name = name
+        if requires_grad:
+            # A variable made by the user has its node from the start, as in
+            # Chainer (code that reads ``x.node`` or ``x._node`` finds it);
+            # the engine's own variables get theirs when a graph needs one.
+            self._node = VariableNode(self, name)
         if grad is not None:
             self.grad = grad
 
@@ -233,70 +239,10 @@ class Variable:
         """Set the gradient to None."""
         self._grad_var = None
 
-    def zerograd(self) -> None:
-        """Fill the gradient with zeros (allocating it if needed).
-
-        Deprecated (as in Chainer): use :meth:`cleargrad`.
-        """
-        warnings.warn(
-            "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        if self._data is None:
-            return
-        gv = self._grad_var
-        if gv is None:
-            xp = backend.get_array_module(self._data)
-            self._grad_var = Variable(xp.zeros_like(self._data), requires_grad=False)
-        else:
-            gv.unchain()
-            gv._data.fill(0)
-
-    def addgrad(self, var: Variable) -> None:
-        """Add ``var``'s gradient to this one's (across devices too)."""
-        src = var._grad_var
-        if src is None:
-            return
-        if self._data is None:
-            if not self._initializable:
-                raise RuntimeError(
-                    "addgrad: the destination variable has no data; initialize it first"
-                )
-            # As in Chainer: an uninitialized parameter takes the source's
-            # shape, then accumulates onto whatever gradient that gives it.
-            cast(Any, self).initialize(var.shape)
-        g = src._data
-        if backend.get_device_from_array(g) != backend.get_device_from_array(
-            self._data
-        ):
-            g = backend.get_device_from_array(self._data).send(g)
-        dst = self._grad_var
-        if dst is None:
-            self._grad_var = Variable(g.copy(), requires_grad=False)
-        else:
-            self._grad_var = Variable(dst._data + g, requires_grad=False)
-
-    def copydata(self, var: Variable) -> None:
-        """Copy ``var``'s array into this one in place.
-
-        An uninitialized side is handled as Chainer does: a destination without
-        an array gets a copy; a source without an array is initialized with
-        this variable's shape first (so both end up equal).
-        """
-        src = var._data
-        if src is None:
-            if self._data is None:
-                return
-            if var._initializable:
-                cast(Any, var).initialize(self._data.shape)
-                src = var._data
-            else:
-                raise RuntimeError("copydata: the source variable has no array")
-        if self._data is None:
-            self._set_data(backend.get_device_from_array(src).xp.array(src, copy=True))
-            return
-        backend.copyto(self._data, src)
+    # zerograd, addgrad and copydata live in kusari._variable_grads.
+    zerograd = _variable_grads.zerograd
+    addgrad = _variable_grads.addgrad
+    copydata = _variable_grads.copydata
 
     def backward(
         self,

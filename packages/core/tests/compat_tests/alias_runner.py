@@ -38,12 +38,3 @@ def run_with_alias(
         text=True,
         timeout=timeout,
     )
-
-
-def engine_keeps_graph_on_request() -> bool:
-    """Whether the engine has ``config.free_graph_in_backward``, the switch
-    the alias turns off so that a second backward through one graph works
-    (Chainer's DCGAN updater does that)."""
-    import kusari
-
-    return hasattr(kusari.global_config, "free_graph_in_backward")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from alias_runner import engine_keeps_graph_on_request, run_with_alias
+from alias_runner import run_with_alias
 
 ENV = "KUSARI_CHAINER_EXAMPLES"
 
@@ -163,12 +163,6 @@ def test_chainer_example(name: str, offline_root: Path, tmp_path: Path) -> None:
     if case.fails is not None:
         assert result.returncode != 0, "it runs now: drop `fails`\n" + output
         pytest.xfail(case.fails)
-    if name == "dcgan" and not engine_keeps_graph_on_request():
-        assert "freed by an earlier backward()" in result.stderr, output
-        pytest.xfail(
-            "DCGAN's updater backprops twice through one graph; the engine "
-            "has no config.free_graph_in_backward for the alias to turn off yet"
-        )
     assert result.returncode == 0, output
     for path in case.writes:
         assert (cwd / path).exists(), f"{path} missing\n" + output

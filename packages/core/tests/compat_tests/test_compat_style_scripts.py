@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from alias_runner import SCRIPTS, engine_keeps_graph_on_request, run_with_alias
+from alias_runner import SCRIPTS, run_with_alias
 
 
 def _check(result, name: str) -> None:
@@ -73,12 +73,6 @@ def test_adversarial(offline_root: Path, tmp_path: Path) -> None:
     result = run_with_alias(
         SCRIPTS / "adversarial.py", ["--device", "-1"], tmp_path, offline_root
     )
-    if not engine_keeps_graph_on_request() and result.returncode != 0:
-        assert "freed by an earlier backward()" in result.stderr
-        pytest.xfail(
-            "the engine frees the graph during backward and has no "
-            "config.free_graph_in_backward for the alias to turn off yet"
-        )
     _check(result, "adversarial")
     assert sorted(p.name for p in (tmp_path / "result" / "preview").iterdir()) == [
         "image0002.png",

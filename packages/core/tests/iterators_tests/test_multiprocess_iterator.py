@@ -195,6 +195,18 @@ def test_slow_dataset_warns():
             next(it)
 
 
+def test_timeout_shorter_than_the_polling_tick_still_warns():
+    # A 0.3 s batch against a 0.1 s timeout: it arrives within the usual
+    # 0.5 s poll, but is over the timeout all the same. Chainer names the
+    # warning as an attribute of the class.
+    assert MultiprocessIterator.TimeoutWarning is TimeoutWarning
+    with MultiprocessIterator(
+        Slow(0.3), 1, shuffle=False, n_processes=1, dataset_timeout=0.1
+    ) as it:
+        with pytest.warns(MultiprocessIterator.TimeoutWarning):
+            next(it)
+
+
 @pytest.mark.parametrize(
     "kwargs,match",
     [({"n_processes": 0}, "n_processes"), ({"n_prefetch": 0}, "n_prefetch")],

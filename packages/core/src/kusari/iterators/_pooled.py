@@ -134,14 +134,16 @@ class PooledIterator(StatefulIterator):
     def _wait(self, result: Any) -> list[Any]:
         warned = False
         waited = 0.0
-        tick = 0.5
+        limit = self.dataset_timeout
+        # Poll at least as often as the timeout, so that a batch slower than
+        # a short timeout is reported even when it arrives within a tick.
+        tick = 0.5 if limit is None else max(min(0.5, limit), 1e-3)
         while True:
             try:
                 return list(result.get(timeout=tick))
             except multiprocessing.TimeoutError:
                 waited += tick
                 self._check_pool()
-                limit = self.dataset_timeout
                 if limit is not None and waited >= limit and not warned:
                     warned = True
                     warnings.warn(

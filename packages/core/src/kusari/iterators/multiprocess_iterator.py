@@ -63,6 +63,9 @@ class MultiprocessIterator(PooledIterator):
         [[0, 1], [2, 3]]
     """
 
+    # Chainer's name of the warning (``MultiprocessIterator.TimeoutWarning``).
+    TimeoutWarning = TimeoutWarning
+
     def __init__(
         self,
         dataset: Any,

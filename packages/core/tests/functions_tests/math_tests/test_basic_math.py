@@ -101,9 +101,20 @@ def test_floordiv_has_no_gradient():
     np.testing.assert_array_equal(x.grad, [1.0, 1.0])
 
 
-def test_add_needs_two_inputs():
-    with pytest.raises(TypeError, match="at least 2 inputs"):
-        F.add(np.ones(1, np.float32))
+def test_add_needs_an_input():
+    with pytest.raises(TypeError, match="at least 1 input"):
+        F.add()
+
+
+def test_add_of_one_input_is_a_differentiable_copy():
+    # Chainer's MultiAdd of a single input: the input itself.
+    x = Variable(np.array([1.0, -2.0], np.float32))
+    y = F.add(x)
+    np.testing.assert_array_equal(y.array, x.array)
+    assert not np.shares_memory(y.array, x.array)
+    y.grad = np.array([3.0, 4.0], np.float32)
+    y.backward()
+    np.testing.assert_array_equal(x.grad, [3.0, 4.0])
 
 
 def test_complex_constant_rejected():

@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 
@@ -257,4 +259,34 @@ def test_batch_normalization_mixed_parameter_dtypes_must_agree():
             np.zeros(3, np.float32),
             np.zeros(3, np.float16),
             np.ones(3, np.float32),
+        )
+
+
+@pytest.mark.parametrize(
+    "x_shape,g_shape,axis,match",
+    [
+        ((1, 3), (3,), None, "at most one sample"),
+        ((1, 3, 1), (1, 3), 2, "size 1 along every axis"),
+    ],
+)
+def test_batch_normalization_warns_when_statistics_see_one_element(
+    x_shape, g_shape, axis, match
+):
+    # Chainer's UserWarning: the output is then beta, whatever x is.
+    x = np.random.randn(*x_shape).astype(np.float32)
+    gamma = np.ones(g_shape, np.float32)
+    beta = np.full(g_shape, 0.5, np.float32)
+    with pytest.warns(UserWarning, match=match):
+        y = F.batch_normalization(x, gamma, beta, axis=axis)
+    np.testing.assert_allclose(y.array, np.broadcast_to(0.5, x_shape))
+
+
+@pytest.mark.parametrize("x_shape,axis", [((2, 3), None), ((1, 3, 2), 2)])
+def test_batch_normalization_does_not_warn_with_more_elements(x_shape, axis):
+    g_shape = (3,) if axis is None else (1, 3)
+    x = np.random.randn(*x_shape).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F.batch_normalization(
+            x, np.ones(g_shape, np.float32), np.zeros(g_shape, np.float32), axis=axis
         )

@@ -20,7 +20,14 @@ def _gates(x):
 def _slstm_ref(c1, c2, x1, x2):
     a1, i1, f1, o1 = _gates(x1)
     a2, i2, f2, o2 = _gates(x2)
-    c = np.tanh(a1 + a2) * _sigmoid(i1 + i2) + _sigmoid(f1) * c1 + _sigmoid(f2) * c2
+    # Chainer v7's formula (its code, not its docstring): each child's input
+    # gate scales that child's candidate.
+    c = (
+        np.tanh(a1) * _sigmoid(i1)
+        + np.tanh(a2) * _sigmoid(i2)
+        + _sigmoid(f1) * c1
+        + _sigmoid(f2) * c2
+    )
     return c, _sigmoid(o1 + o2) * np.tanh(c)
 
 

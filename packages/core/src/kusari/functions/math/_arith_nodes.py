@@ -233,6 +233,9 @@ class MultiAdd(FunctionNode):
 
     def forward(self, xs: tuple[Any, ...]) -> tuple[Any, ...]:
         self._shapes = [x.shape for x in xs]
+        if len(xs) == 1:
+            # The output must not be the input's array (it may be changed).
+            return (xs[0].copy(),)
         y = xs[0]
         for x in xs[1:]:
             y = y + x

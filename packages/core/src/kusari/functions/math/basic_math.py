@@ -128,7 +128,7 @@ def absolute(self: Any) -> Variable:
 
 
 def add(*xs: Any) -> Variable:
-    """Elementwise sum: ``add(a, b)`` is ``a + b``; more inputs are summed.
+    """Elementwise sum: ``add(a, b)`` is ``a + b``; more (or one) are summed.
 
     Example:
         >>> import numpy as np
@@ -138,8 +138,9 @@ def add(*xs: Any) -> Variable:
     """
     if len(xs) == 2:
         return _add(xs[0], xs[1])
-    if len(xs) < 2:
-        raise TypeError(f"add takes at least 2 inputs, got {len(xs)}")
+    if not xs:
+        raise TypeError("add takes at least 1 input, got 0")
+    # One input is its own sum (a copy of it), as in Chainer.
     return MultiAdd().apply(xs)[0]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy
@@ -41,6 +42,24 @@ def compute_axis(
     if len(set(out)) != len(out) or list(out) != sorted(out):
         raise ValueError(f"{fname}: axis must be sorted and unique, got {axis!r}")
     return out
+
+
+def warn_single_sample(axis: tuple[int, ...]) -> None:
+    """Warn (as Chainer does) that statistics over one element make zeros."""
+    if 0 in axis:
+        what = (
+            "a batch of at most one sample (in evaluation, is "
+            "kusari.config.train still True? or is it the last, short batch "
+            "of a non-repeating iterator?)"
+        )
+    else:
+        what = "an input of size 1 along every axis its statistics are taken over"
+    warnings.warn(
+        f"F.batch_normalization was given {what}; it outputs zeros (beta) for "
+        f"such an input (axes {axis})",
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 def check_bn_types(
@@ -125,6 +144,8 @@ class BatchNormalization(FunctionNode):
         x, gamma, beta = inputs
         xp = backend.get_array_module(x)
         axis = compute_axis(x.ndim, gamma.ndim, self.axis, "batch_normalization")
+        if all(x.shape[i] == 1 for i in axis):
+            warn_single_sample(axis)
         bshape = bcast_shape(x.shape, axis)
         m = x.size // max(gamma.size, 1)
         cdt = stat_dtype(x.dtype, gamma.dtype)

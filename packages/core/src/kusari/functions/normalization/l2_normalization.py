@@ -6,6 +6,7 @@ from typing import Any
 
 from kusari import backend
 from kusari.function_node import FunctionNode
+from kusari.functions.array.where import where
 from kusari.functions.math.sum import sum as _sum
 from kusari.utils import force_array, type_check
 from kusari.variable import Variable
@@ -42,6 +43,12 @@ class NormalizeL2(FunctionNode):
         (gy,) = grad_outputs
         s = _sum(x * x, axis=self.axis, keepdims=True) ** 0.5
         n = s + self.eps
+        s_arr = s.array
+        if not s_arr.all():
+            # A zero vector has <gy, x> = 0 and |x| = 0: its second term is
+            # 0 / 0. As in Chainer, it is 0 there (the gradient is gy / eps);
+            # dividing by 1 instead of 0 gives exactly that.
+            s = where(s_arr != 0, s, backend.get_array_module(s_arr).ones_like(s_arr))
         # d/dx of x / (|x| + eps): gy / n - x * <gy, x> / (n^2 |x|)
         dot = _sum(gy * x, axis=self.axis, keepdims=True)
         return (gy / n - x * (dot / (n * n * s)),)

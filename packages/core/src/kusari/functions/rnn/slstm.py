@@ -50,8 +50,12 @@ def slstm(c_prev1: Any, c_prev2: Any, x1: Any, x2: Any) -> tuple[Variable, Varia
     interleaved per unit like :func:`lstm` (``a, i, f, o``). With ``s`` the
     sigmoid::
 
-        c = tanh(a1 + a2) s(i1 + i2) + s(f1) c_prev1 + s(f2) c_prev2
+        c = tanh(a1) s(i1) + tanh(a2) s(i2) + s(f1) c_prev1 + s(f2) c_prev2
         h = s(o1 + o2) tanh(c)
+
+    This is what Chainer v7 computes (its docstring writes the first terms
+    as ``tanh(a1 + a2) s(i1 + i2)``, which its code does not do); models
+    trained with Chainer give the same results here.
 
     Args:
         c_prev1: Cell state of the first child, (B, H, ...).
@@ -74,6 +78,11 @@ def slstm(c_prev1: Any, c_prev2: Any, x1: Any, x2: Any) -> tuple[Variable, Varia
     _check(c_prev1, c_prev2, x1, x2)
     a1, i1, f1, o1 = _interleaved_gates(x1)
     a2, i2, f2, o2 = _interleaved_gates(x2)
-    c = tanh(a1 + a2) * sigmoid(i1 + i2) + sigmoid(f1) * c_prev1 + sigmoid(f2) * c_prev2
+    c = (
+        tanh(a1) * sigmoid(i1)
+        + tanh(a2) * sigmoid(i2)
+        + sigmoid(f1) * c_prev1
+        + sigmoid(f2) * c_prev2
+    )
     h = sigmoid(o1 + o2) * tanh(c)
     return c, h
