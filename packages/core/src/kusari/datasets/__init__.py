@@ -11,6 +11,7 @@ Example:
 
 from kusari.datasets.cifar import get_cifar10, get_cifar100
 from kusari.datasets.concatenated_dataset import ConcatenatedDataset
+from kusari.datasets.fashion_mnist import get_fashion_mnist, get_fashion_mnist_labels
 from kusari.datasets.image_dataset import (
     ImageDataset,
     LabeledImageDataset,
@@ -18,13 +19,11 @@ from kusari.datasets.image_dataset import (
     MultiZippedImageDataset,
     ZippedImageDataset,
 )
-from kusari.datasets.mnist import (
-    get_fashion_mnist,
-    get_fashion_mnist_labels,
+from kusari.datasets.kuzushiji_mnist import (
     get_kuzushiji_mnist,
     get_kuzushiji_mnist_labels,
-    get_mnist,
 )
+from kusari.datasets.mnist import get_mnist
 from kusari.datasets.pickle_dataset import (
     PickleDataset,
     PickleDatasetWriter,

@@ -126,10 +126,32 @@ class RawSource:
         )
 
 
+def load_xy(path: str, np_module: Any = numpy) -> dict[str, numpy.ndarray]:
+    """Read the ``x`` and ``y`` arrays of a cached npz file.
+
+    ``np_module`` is the dataset module's ``numpy``, looked up when the
+    dataset is loaded, so that a test patching e.g.
+    ``kusari.datasets.mnist.numpy`` (as Chainer's own tests patch
+    ``chainer.datasets.mnist.numpy``) sees the cache being read.
+    """
+    # Open the file ourselves: numpy.load(path) leaks its handle when the
+    # file turns out not to be a zip.
+    with open(path, "rb") as raw, np_module.load(raw, allow_pickle=False) as f:
+        return {"x": f["x"], "y": f["y"]}
+
+
 def retrieve(
-    source: RawSource, npz_name: str, images_file: str, labels_file: str
+    source: RawSource,
+    npz_name: str,
+    images_file: str,
+    labels_file: str,
+    np_module: Any = numpy,
 ) -> dict[str, numpy.ndarray]:
-    """Load ``{'x': images, 'y': labels}``, building ``npz_name`` once."""
+    """Load ``{'x': images, 'y': labels}``, building ``npz_name`` once.
+
+    The npz file has Chainer's layout (``x``: ``(N, 784)`` uint8, ``y``:
+    ``(N,)`` uint8), so a cache built by either library serves both.
+    """
 
     def create(path: str) -> dict[str, numpy.ndarray]:
         x = read_idx_images(source.fetch(images_file))
@@ -143,14 +165,8 @@ def retrieve(
             numpy.savez_compressed(f, x=x, y=y, allow_pickle=False)
         return {"x": x, "y": y}
 
-    def load(path: str) -> dict[str, numpy.ndarray]:
-        # Open the file ourselves: numpy.load(path) leaks its handle when the
-        # file turns out not to be a zip.
-        with open(path, "rb") as raw, numpy.load(raw, allow_pickle=False) as f:
-            return {"x": f["x"], "y": f["y"]}
-
     path = os.path.join(download.get_dataset_directory(source.directory), npz_name)
-    return download.cache_or_load_file(path, create, load)
+    return download.cache_or_load_file(path, create, lambda p: load_xy(p, np_module))
 
 
 def preprocess(
@@ -173,10 +189,36 @@ def preprocess(
             images = numpy.broadcast_to(images, (len(images), 3, 28, 28))
     elif ndim != 1:
         raise ValueError(f"{caller}: ndim must be 1, 2 or 3, got {ndim!r}")
-    if rgb_format and ndim != 3:
-        raise ValueError(f"{caller}: rgb_format=True needs ndim=3, got ndim={ndim}")
+    # rgb_format only means something with ndim=3; Chainer ignores it otherwise.
     images = images.astype(get_dtype(dtype))
     images *= scale / 255.0
     if withlabel:
         return TupleDataset(images, raw["y"].astype(label_dtype))
     return images
+
+
+#: The four raw files of every MNIST-like dataset, by role.
+FILES = {
+    "train_x": "train-images-idx3-ubyte.gz",
+    "train_y": "train-labels-idx1-ubyte.gz",
+    "test_x": "t10k-images-idx3-ubyte.gz",
+    "test_y": "t10k-labels-idx1-ubyte.gz",
+}
+
+
+def load_mnist_like(
+    source: RawSource,
+    withlabel: bool,
+    ndim: int,
+    scale: float,
+    dtype: Any,
+    label_dtype: Any,
+    rgb_format: bool,
+    caller: str,
+    np_module: Any = numpy,
+) -> tuple[Any, Any]:
+    """The ``(train, test)`` pair of an MNIST-like dataset, preprocessed."""
+    train = retrieve(source, "train.npz", FILES["train_x"], FILES["train_y"], np_module)
+    test = retrieve(source, "test.npz", FILES["test_x"], FILES["test_y"], np_module)
+    args = (withlabel, ndim, scale, dtype, label_dtype, rgb_format, caller)
+    return preprocess(train, *args), preprocess(test, *args)

@@ -18,6 +18,16 @@ import numpy
 from kusari.dataset.dataset_mixin import DatasetMixin
 from kusari.datasets._mnist_common import get_dtype
 
+#: Whether Pillow can be imported, i.e. whether these datasets can read
+#: images (Chainer's flag of the same name; Chainer-style tests skip on it).
+available: bool
+try:
+    import PIL.Image  # noqa: F401  (only probed here; _import_pil reads it)
+except ImportError:
+    available = False
+else:
+    available = True
+
 
 def _import_pil(caller: str) -> Any:
     try:

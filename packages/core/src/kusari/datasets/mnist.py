@@ -1,4 +1,8 @@
-"""MNIST, Fashion-MNIST and Kuzushiji-MNIST (handwritten 28x28 images).
+"""MNIST (handwritten digits, 28x28 images).
+
+Fashion-MNIST and Kuzushiji-MNIST live in their own modules, as in Chainer
+(:mod:`kusari.datasets.fashion_mnist`, :mod:`kusari.datasets.kuzushiji_mnist`);
+their functions are also importable from here.
 
 Raw files are looked up in the dataset directory first (see
 :func:`install_mnist`), then downloaded from the mirrors in the module
@@ -16,27 +20,25 @@ import numpy
 
 from kusari.dataset import download
 from kusari.datasets import _mnist_common as common
+from kusari.datasets.fashion_mnist import (  # noqa: F401  (kept importable here)
+    FASHION_MNIST_BASE_URLS,
+    get_fashion_mnist,
+    get_fashion_mnist_labels,
+)
+from kusari.datasets.kuzushiji_mnist import (  # noqa: F401
+    KUZUSHIJI_MNIST_BASE_URLS,
+    get_kuzushiji_mnist,
+    get_kuzushiji_mnist_labels,
+)
 from kusari.utils.atomic import atomic_write
 
-_FILES = {
-    "train_x": "train-images-idx3-ubyte.gz",
-    "train_y": "train-labels-idx1-ubyte.gz",
-    "test_x": "t10k-images-idx3-ubyte.gz",
-    "test_y": "t10k-labels-idx1-ubyte.gz",
-}
+_FILES = common.FILES
 
 #: Mirrors tried in order for MNIST (``$KUSARI_MNIST_BASE_URL`` overrides).
 MNIST_BASE_URLS = (
     "https://storage.googleapis.com/cvdf-datasets/mnist/",
     "https://ossci-datasets.s3.amazonaws.com/mnist/",
 )
-#: ``$KUSARI_FASHION_MNIST_BASE_URL`` overrides.
-FASHION_MNIST_BASE_URLS = (
-    "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/",
-)
-#: ``$KUSARI_KUZUSHIJI_MNIST_BASE_URL`` overrides.
-KUZUSHIJI_MNIST_BASE_URLS = ("http://codh.rois.ac.jp/kmnist/dataset/kmnist/",)
-
 #: SHA-256 of the decompressed IDX payloads of the original MNIST files.
 MNIST_PAYLOAD_SHA256 = {
     "train-images-idx3-ubyte.gz": (
@@ -60,22 +62,6 @@ def _mnist_source() -> common.RawSource:
     return common.RawSource(
         _MNIST_DIR, "KUSARI_MNIST_BASE_URL", MNIST_BASE_URLS, MNIST_PAYLOAD_SHA256
     )
-
-
-def _load(
-    source: common.RawSource,
-    withlabel: bool,
-    ndim: int,
-    scale: float,
-    dtype: Any,
-    label_dtype: Any,
-    rgb_format: bool,
-    caller: str,
-) -> tuple[Any, Any]:
-    train = common.retrieve(source, "train.npz", _FILES["train_x"], _FILES["train_y"])
-    test = common.retrieve(source, "test.npz", _FILES["test_x"], _FILES["test_y"])
-    args = (withlabel, ndim, scale, dtype, label_dtype, rgb_format, caller)
-    return common.preprocess(train, *args), common.preprocess(test, *args)
 
 
 def get_mnist(
@@ -105,7 +91,7 @@ def get_mnist(
         >>> train[0][0].shape, train[0][0].dtype  # doctest: +SKIP
         ((784,), dtype('float32'))
     """
-    return _load(
+    return common.load_mnist_like(
         _mnist_source(),
         withlabel,
         ndim,
@@ -114,6 +100,7 @@ def get_mnist(
         label_dtype,
         rgb_format,
         "get_mnist",
+        numpy,  # this module's, looked up now (see common.load_xy)
     )
 
 
@@ -156,94 +143,3 @@ def install_mnist(src_dir: str | os.PathLike[str]) -> str:
             ):
                 shutil.copyfileobj(fin, dst)
     return dest
-
-
-def get_fashion_mnist(
-    withlabel: bool = True,
-    ndim: int = 1,
-    scale: float = 1.0,
-    dtype: Any = None,
-    label_dtype: Any = numpy.int32,
-    rgb_format: bool = False,
-) -> tuple[Any, Any]:
-    """Return the Fashion-MNIST training and test sets (same API as MNIST).
-
-    Example:
-        >>> train, test = get_fashion_mnist()  # doctest: +SKIP
-    """
-    source = common.RawSource(
-        "pfnet/chainer/fashion-mnist",
-        "KUSARI_FASHION_MNIST_BASE_URL",
-        FASHION_MNIST_BASE_URLS,
-    )
-    return _load(
-        source,
-        withlabel,
-        ndim,
-        scale,
-        dtype,
-        label_dtype,
-        rgb_format,
-        "get_fashion_mnist",
-    )
-
-
-def get_fashion_mnist_labels() -> list[str]:
-    """Return the names of the 10 Fashion-MNIST classes, by label.
-
-    Example:
-        >>> get_fashion_mnist_labels()[9]
-        'Ankle boot'
-    """
-    return [
-        "T-shirt/top",
-        "Trouser",
-        "Pullover",
-        "Dress",
-        "Coat",
-        "Sandal",
-        "Shirt",
-        "Sneaker",
-        "Bag",
-        "Ankle boot",
-    ]
-
-
-def get_kuzushiji_mnist(
-    withlabel: bool = True,
-    ndim: int = 1,
-    scale: float = 1.0,
-    dtype: Any = None,
-    label_dtype: Any = numpy.int32,
-    rgb_format: bool = False,
-) -> tuple[Any, Any]:
-    """Return the Kuzushiji-MNIST training and test sets (same API as MNIST).
-
-    Example:
-        >>> train, test = get_kuzushiji_mnist()  # doctest: +SKIP
-    """
-    source = common.RawSource(
-        "pfnet/chainer/kuzushiji_mnist",
-        "KUSARI_KUZUSHIJI_MNIST_BASE_URL",
-        KUZUSHIJI_MNIST_BASE_URLS,
-    )
-    return _load(
-        source,
-        withlabel,
-        ndim,
-        scale,
-        dtype,
-        label_dtype,
-        rgb_format,
-        "get_kuzushiji_mnist",
-    )
-
-
-def get_kuzushiji_mnist_labels() -> list[str]:
-    """Return the romanised names of the 10 Kuzushiji-MNIST classes.
-
-    Example:
-        >>> get_kuzushiji_mnist_labels()[:3]
-        ['o', 'ki', 'su']
-    """
-    return ["o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo"]

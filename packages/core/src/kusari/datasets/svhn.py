@@ -19,7 +19,7 @@ from kusari.datasets.tuple_dataset import TupleDataset
 SVHN_BASE_URL = "http://ufldl.stanford.edu/housenumbers/"
 
 
-def _retrieve(split: str) -> dict[str, numpy.ndarray]:
+def _retrieve(split: str, np_module: Any) -> dict[str, numpy.ndarray]:
     def create(path: str) -> dict[str, numpy.ndarray]:
         try:
             from scipy import io as sio
@@ -31,15 +31,18 @@ def _retrieve(split: str) -> dict[str, numpy.ndarray]:
         base = download.env_base_url("KUSARI_SVHN_BASE_URL", SVHN_BASE_URL)
         raw = download.cached_download(f"{base.rstrip('/')}/{split}_32x32.mat")
         mat = sio.loadmat(raw)
-        # (32, 32, 3, N) -> (N, 3, 32, 32); the digit 0 is labelled 10.
-        x = numpy.ascontiguousarray(mat["X"].transpose(3, 2, 0, 1))
-        y = mat["y"].astype(numpy.int64).ravel() % 10
+        # Chainer's cache layout, so that one cache serves both libraries:
+        # the .mat arrays as they are, (32, 32, 3, N) images and 1..10 labels.
+        x = mat["X"].astype(numpy.uint8)
+        y = mat["y"].astype(numpy.uint8)
         with open(path, "wb") as f:
             numpy.savez_compressed(f, x=x, y=y, allow_pickle=False)
         return {"x": x, "y": y}
 
     def load(path: str) -> dict[str, numpy.ndarray]:
-        with numpy.load(path, allow_pickle=False) as f:
+        # np_module is this module's numpy, looked up by get_svhn, so that a
+        # test patching kusari.datasets.svhn.numpy sees the cache being read.
+        with np_module.load(path, allow_pickle=False) as f:
             return {"x": f["x"], "y": f["y"]}
 
     root = download.get_dataset_directory("pfnet/chainer/svhn")
@@ -53,10 +56,17 @@ def _preprocess(
     dtype: Any,
     label_dtype: Any,
 ) -> Any:
-    images = raw["x"].astype(get_dtype(dtype))
+    images = raw["x"]
+    if getattr(images, "shape", ())[:3] == (32, 32, 3):
+        images = images.transpose(3, 2, 0, 1)  # (32, 32, 3, N) -> (N, 3, 32, 32)
+    # else: an older kusari cache, already (N, 3, 32, 32) with labels 0..9.
+    # order="C": one copy that is also contiguous (the transpose is a view).
+    images = images.astype(get_dtype(dtype), order="C")
     images *= scale / 255.0
+    labels = raw["y"].astype(label_dtype).flatten()
+    labels[labels == 10] = 0  # SVHN labels the digit 0 as 10
     if withlabel:
-        return TupleDataset(images, raw["y"].astype(label_dtype))
+        return TupleDataset(images, labels)
     return images
 
 
@@ -76,5 +86,6 @@ def get_svhn(
     """
     splits = ["train", "test"] + (["extra"] if add_extra else [])
     return tuple(
-        _preprocess(_retrieve(s), withlabel, scale, dtype, label_dtype) for s in splits
+        _preprocess(_retrieve(s, numpy), withlabel, scale, dtype, label_dtype)
+        for s in splits
     )

@@ -1,13 +1,10 @@
-"""Views combining tabular datasets: mode changes, concat, join, converters."""
+"""Views combining tabular datasets: mode changes, join, converters."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-import numpy
-
-from kusari.dataset.tabular._slice import as_row_range, range_to_slice
 from kusari.dataset.tabular.tabular_dataset import (
     Indices,
     KeyIndices,
@@ -40,81 +37,6 @@ class AsMode(TabularDataset):
 
     def convert(self, data: Any) -> Any:
         return self._dataset.convert(data)
-
-
-def _join_chunks(chunks: list[Any]) -> Any:
-    if len(chunks) == 1:
-        return chunks[0]
-    if all(isinstance(c, numpy.ndarray) for c in chunks):
-        return numpy.concatenate(chunks)
-    out: list[Any] = []
-    for c in chunks:
-        out.extend(c)
-    return out
-
-
-class Concat(TabularDataset):
-    """Datasets with identical keys stacked row-wise."""
-
-    def __init__(self, *datasets: TabularDataset) -> None:
-        for d in datasets[1:]:
-            if d.keys != datasets[0].keys:
-                raise ValueError(
-                    "TabularDataset.concat: all datasets must have the same keys, "
-                    f"got {datasets[0].keys} and {d.keys}"
-                )
-        self._datasets = datasets
-
-    def __len__(self) -> int:
-        return sum(len(d) for d in self._datasets)
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        return self._datasets[0].keys
-
-    @property
-    def mode(self) -> type | None:
-        return self._datasets[0].mode
-
-    def get_examples(
-        self, indices: Indices, key_indices: KeyIndices
-    ) -> tuple[Any, ...]:
-        n_cols = len(self.keys) if key_indices is None else len(key_indices)
-        rows = as_row_range(indices, len(self))
-        if rows is None:
-            rows = range(len(self))
-        offsets = []
-        start = 0
-        for d in self._datasets:
-            offsets.append((start, start + len(d)))
-            start += len(d)
-        # Contiguous runs of rows that fall in one dataset are fetched in one
-        # call, as a slice when the request was a slice.
-        columns: list[list[Any]] = [[] for _ in range(n_cols)]
-        pos = 0
-        while pos < len(rows):
-            r = rows[pos]
-            which = next(i for i, (lo, hi) in enumerate(offsets) if lo <= r < hi)
-            lo, hi = offsets[which]
-            end = pos
-            while end < len(rows) and lo <= rows[end] < hi:
-                end += 1
-            run = rows[pos:end]
-            local: Indices
-            if isinstance(run, range):
-                local = range_to_slice(range(run.start - lo, run.stop - lo, run.step))
-            else:
-                local = [i - lo for i in run]
-            chunk = self._datasets[which].get_examples(local, key_indices)
-            for c in range(n_cols):
-                columns[c].append(chunk[c])
-            pos = end
-        if not len(rows):
-            return self._datasets[0].get_examples([], key_indices)
-        return tuple(_join_chunks(col) for col in columns)
-
-    def convert(self, data: Any) -> Any:
-        return self._datasets[0].convert(data)
 
 
 class Join(TabularDataset):
@@ -154,7 +76,11 @@ class Join(TabularDataset):
         self, indices: Indices, key_indices: KeyIndices
     ) -> tuple[Any, ...]:
         if key_indices is None:
-            key_indices = range(len(self._keys))
+            # Every column of every dataset: each is asked for all its columns
+            # (key_indices None), as Chainer does.
+            return tuple(
+                col for d in self._datasets for col in d.get_examples(indices, None)
+            )
         owner: list[tuple[int, int]] = []
         for i, d in enumerate(self._datasets):
             owner.extend((i, j) for j in range(len(d.keys)))

@@ -44,18 +44,17 @@ def _normalise_rows(indices: Any, length: int) -> slice | list[int]:
             f"or bools, got {type(indices).__name__}"
         )
     indices = list(indices)
-    if indices and isinstance(indices[0], (bool, numpy.bool_)):
+    if indices and all(isinstance(b, (bool, numpy.bool_)) for b in indices):
         if len(indices) != length:
             raise ValueError(
                 f"TabularDataset.slice: got {len(indices)} booleans for a dataset "
                 f"of length {length}"
             )
-        if not all(isinstance(b, (bool, numpy.bool_)) for b in indices):
-            raise ValueError("TabularDataset.slice: a boolean mask mixes in non-bools")
         return [i for i, b in enumerate(indices) if b]
+    # Not a mask: as in Chainer, a bool among integers is the row 0 or 1.
     rows = []
     for index in indices:
-        if not isinstance(index, numbers.Integral) or isinstance(index, bool):
+        if not isinstance(index, (numbers.Integral, numpy.bool_)):
             raise ValueError(
                 f"TabularDataset.slice: row index {index!r} is not an integer"
             )
@@ -120,8 +119,9 @@ class Slice(TabularDataset):
             self._keys: tuple[int, ...] | None = None
             self._mode = dataset.mode
         elif isinstance(keys, (tuple, list)):
+            # A tuple of keys gives tuples even from a single-column dataset.
             self._keys = key_positions(keys, dataset.keys)
-            self._mode = dataset.mode
+            self._mode = dataset.mode or tuple
         else:  # a single key: examples are bare values
             self._keys = key_positions((keys,), dataset.keys)
             self._mode = None

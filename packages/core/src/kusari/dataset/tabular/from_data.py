@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from kusari.dataset.tabular._slice import as_row_range
@@ -77,9 +78,14 @@ def _is_keys(x: Any) -> bool:
     )
 
 
-def _make(key: Any, data: Any, size: int | None, position: int) -> TabularDataset:
+#: Numbers the unnamed columns of the whole process, so that datasets built by
+#: separate from_data calls can still be joined (Chainer names them by id).
+_unnamed = itertools.count()
+
+
+def _make(key: Any, data: Any, size: int | None) -> TabularDataset:
     if _is_array(data) or isinstance(data, list):
-        return _Column(f"_{position}" if key is None else key, data)
+        return _Column(f"_{next(_unnamed)}" if key is None else key, data)
     if callable(data):
         if key is None:
             raise ValueError("from_data: a callable needs key(s), e.g. ('x', f)")
@@ -127,17 +133,17 @@ def from_data(data: Any, *, size: int | None = None) -> TabularDataset:
     """
     if isinstance(data, tuple):
         if len(data) == 2 and _is_keys(data[0]):
-            return _make(data[0], data[1], _infer_size([data[1]], size), 0)
+            return _make(data[0], data[1], _infer_size([data[1]], size))
         entries = [d if isinstance(d, tuple) else (None, d) for d in data]
         if not entries:
             raise ValueError("from_data: the tuple of columns is empty")
         size = _infer_size([d for _, d in entries], size)
-        parts = [_make(k, d, size, i) for i, (k, d) in enumerate(entries)]
+        parts = [_make(k, d, size) for k, d in entries]
         return parts[0].join(*parts[1:]).astuple()
     if isinstance(data, dict):
         if not data:
             raise ValueError("from_data: the dict of columns is empty")
         size = _infer_size(list(data.values()), size)
-        parts = [_make(k, d, size, i) for i, (k, d) in enumerate(data.items())]
+        parts = [_make(k, d, size) for k, d in data.items()]
         return parts[0].join(*parts[1:]).asdict()
-    return _make(None, data, size, 0)
+    return _make(None, data, size)

@@ -162,7 +162,7 @@ class TabularDataset(DatasetMixin):
 
     def concat(self, *datasets: TabularDataset) -> TabularDataset:
         """Stack datasets with the same keys row-wise."""
-        from kusari.dataset.tabular._ops import Concat
+        from kusari.dataset.tabular._concat import Concat
 
         return Concat(self, *datasets)
 
