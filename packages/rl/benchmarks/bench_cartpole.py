@@ -21,18 +21,19 @@ TASKS = {
 }
 
 NOTES = """\
-Both sides use rl-baselines3-zoo's CartPole-v1 settings and SB3's network
-sizes. DQN: 256-256 ReLU, Adam 2.3e-3, minibatch 64, 128 updates every 256
-steps from step 1000, target sync every 10 steps, epsilon 1 -> 0.04 over 8000
+SB3 runs rl-baselines3-zoo's CartPole-v1 settings with its network sizes.
+DQN: 256-256 ReLU, Adam 2.3e-3, minibatch 64, 128 updates every 256 steps
+from step 1000, target sync every 10 steps, epsilon 1 -> 0.04 over 8000
 steps, gradient norm <= 10. PPO: 8 envs x 32 steps, 20 epochs of minibatch
 256, gamma 0.98, lambda 0.8, no entropy bonus, learning rate 1e-3 and clip
 range 0.2 decaying linearly to 0 over 100k steps, value coefficient 0.5,
 gradient norm <= 0.5, 64-64 tanh policy and value networks with SB3's
-orthogonal initialisation; kusari-rl's PPO differs in standardising
-observations by their running mean and standard deviation (clipped to +-5).
-A2C: SB3's defaults on 8 envs, no entropy bonus for SB3; kusari-rl's A2C
-differs (learning rate 1e-3 decaying linearly to 0 over 20k steps, GAE
-lambda 0.9). The lines below list kusari-rl's differences.
+orthogonal initialisation. A2C: SB3's defaults on 8 envs, no entropy bonus.
+kusari-rl starts from the same settings and networks; the lines below list
+where it differs (DQN: Double DQN, 3-step returns, a dueling head, gamma
+0.999, learning-rate decay, standardised observations; PPO: standardised
+observations; A2C: standardised observations, gamma 0.999, GAE lambda 0.9,
+learning rate 1e-3 decaying linearly to 0 over 100k steps).
 Steps/s count training steps over training time (evaluations excluded)."""
 
 

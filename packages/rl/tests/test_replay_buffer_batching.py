@@ -224,3 +224,55 @@ def test_recurrent_batch_layout():
     assert batch["next_recurrent_state"] == [("after", 0), ("after", 3)]
     with pytest.raises(ValueError, match="expected non-empty sequences"):
         batch_recurrent_experiences([[]], Model(), np, None, 0.5)
+
+
+@pytest.mark.parametrize(
+    "capacity, n", [(60, 173), (None, 400)], ids=["ring-wraps", "unbounded-grows"]
+)
+def test_nstep_columns_give_the_per_transition_arrays_bit_for_bit(capacity, n):
+    rb = ReplayBuffer(capacity, num_steps=3)
+    # Episodes of 17 steps end terminally; a truncation (stop without a
+    # terminal) every 40 steps leaves short tails that still bootstrap.
+    rng = np.random.default_rng(1)
+    for i in range(n):
+        rb.append(
+            state=rng.standard_normal(3).astype(np.float32),
+            action=int(rng.integers(2)),
+            reward=float(rng.standard_normal()),
+            next_state=rng.standard_normal(3).astype(np.float32),
+            is_state_terminal=i % 17 == 16,
+        )
+        if i % 17 == 16 or i % 40 == 39:
+            rb.stop_current_episode()
+    for _ in range(4):
+        sample = rb.sample(48)
+        assert {len(e) for e in sample} == {1, 2, 3}
+        # batch_experiences takes the per-transition path for n-step rows.
+        assert rb._columns.gather(sample, sample.slots) is None
+        fast = rb._columns.nstep_batch(sample, 0.97)
+        slow = batch_experiences(sample, np, None, 0.97)
+        assert set(fast) == set(slow) == set(_reference(sample, 0.97))
+        for key in slow:
+            assert fast[key].dtype == slow[key].dtype, key
+            np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
+
+
+def test_nstep_columns_refuse_experiences_they_did_not_copy():
+    rb = ReplayBuffer(100, num_steps=2)
+    _fill(rb, 50)
+    random.seed(0)
+    sample = rb.sample(10)
+    assert rb._columns.nstep_batch(sample, 0.9) is not None
+    slot = int(sample.slots[0])
+    rb.memory._data[slot] = [dict(t, reward=123.0) for t in rb.memory._data[slot]]
+    random.seed(0)
+    sample = rb.sample(10)
+    assert rb._columns.nstep_batch(sample, 0.9) is None
+    # Not a sample of the buffer's (no slots): no column path either.
+    assert rb._columns.nstep_batch(list(sample), 0.9) is None
+
+
+def test_one_step_columns_have_no_nstep_batch():
+    rb = ReplayBuffer(100)
+    _fill(rb, 50)
+    assert rb._columns.nstep_batch(rb.sample(10), 0.9) is None

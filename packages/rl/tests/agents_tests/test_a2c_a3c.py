@@ -81,15 +81,20 @@ def test_a2c_obs_normalizer_learns_from_rollouts_and_feeds_the_model(tmp_path):
     norm.experience = spy_experience
     agent.model.pi_and_v = spy_pi_and_v
     run_vector(agent, n_envs=4, steps=4 * 5 * 2)
-    # Updated with each rollout of 4 envs x 5 steps, before its update.
+    # Updated with each rollout of 4 envs x 5 steps.
     assert [len(x) for x in seen] == [20, 20]
     assert int(norm.count) == 40
     # The update's forward pass (the 20-row call) gets the rollout's raw
-    # states normalised with the statistics that include them.
+    # states normalised as they were while acting: with the statistics of
+    # the rollouts before it, not with those that include it.
     update_inputs = [x for x in fed if len(x) == 20]
     assert len(update_inputs) == 2
-    np.testing.assert_allclose(
-        update_inputs[-1], norm(seen[-1], update=False).array, rtol=1e-5, atol=1e-6
+    # Before it: five acting passes, then V of the last observations.
+    last = max(i for i, x in enumerate(fed) if len(x) == 20)
+    acted_on = np.concatenate(fed[last - 6 : last - 1])
+    np.testing.assert_allclose(update_inputs[-1], acted_on, rtol=1e-6)
+    assert not np.allclose(
+        update_inputs[-1], norm(seen[-1], update=False).array, atol=1e-3
     )
     assert not np.allclose(update_inputs[-1], seen[-1])
     # Acting (one row per env) sees normalised observations too.

@@ -89,8 +89,13 @@ class A2C(
             rollouts and learning still use the live model. None (default):
             evaluation acts with the live model, as in ChainerRL.
         obs_normalizer: Optional ``EmpiricalNormalization`` link applied to
-            observations (as PPO's; not in ChainerRL's A2C); it is updated
-            with each rollout before the update.
+            observations (as PPO's; not in ChainerRL's A2C). The update
+            sees each rollout normalised as it was while acting; the
+            statistics take the rollout in after the update.
+        normalize_advantages: Standardise the advantages of each rollout to
+            zero mean and unit standard deviation before the policy loss
+            (SB3's ``normalize_advantage``; not in ChainerRL's A2C). The
+            value loss keeps the unnormalised returns.
     """
 
     process_idx = None
@@ -125,6 +130,7 @@ class A2C(
         batch_states: Callable[..., Any] = default_batch_states,
         eval_average_decay: float | None = None,
         obs_normalizer: kusari.Link | None = None,
+        normalize_advantages: bool = False,
     ) -> None:
         if not isinstance(num_processes, int) or num_processes <= 0:
             raise ValueError(
@@ -157,6 +163,7 @@ class A2C(
         self.average_value_decay = average_value_decay
         self.batch_states = batch_states
         self.obs_normalizer = obs_normalizer
+        self.normalize_advantages = normalize_advantages
         self.xp = model.xp
         self.t = 0
 
@@ -209,14 +216,28 @@ class A2C(
         )
         states = data["states"]
         if self.obs_normalizer is not None:
+            # Normalise with the statistics the actions were chosen under, and
+            # only then fold the rollout into them: A2C's one gradient step is
+            # the policy gradient at the inputs the policy acted on, and its
+            # advantages need V of those same inputs. Statistics updated
+            # first (as PPO does before its epochs) move every input, so
+            # ``returns - V`` would carry the change of V with the statistics.
+            normalized = self.obs_normalizer(states, update=False)
             self.obs_normalizer.experience(states)
-            states = self.obs_normalizer(states, update=False)
+            states = normalized
         distrib, values = _pi_and_v(self.model, states)
         log_probs = distrib.log_prob(data["actions"])
         entropy = F.mean(distrib.entropy)
         advantages = returns - values
         value_loss = F.mean(advantages * advantages)
-        actor_loss = -F.mean(advantages.array.reshape(-1) * log_probs)
+        pi_advantages = advantages.array.reshape(-1)
+        if self.normalize_advantages and pi_advantages.size > 1:
+            # SB3's form: the unbiased standard deviation, and 1e-8 against a
+            # rollout whose advantages are all equal.
+            pi_advantages = (pi_advantages - pi_advantages.mean()) / (
+                pi_advantages.std(ddof=1) + 1e-8
+            )
+        actor_loss = -F.mean(pi_advantages * log_probs)
         loss = (
             self.pi_loss_coef * actor_loss
             + self.v_loss_coef * value_loss

@@ -9,7 +9,6 @@ by a time limit (``reset``/``truncated``) do.
 
 from __future__ import annotations
 
-import copy
 import functools
 import logging
 from collections.abc import Callable, Sequence
@@ -18,13 +17,13 @@ from typing import Any
 import numpy as np
 
 import kusari
-import kusari.functions as F
+from kusari_rl.action_value import DiscreteActionValue
 from kusari_rl.agent import AttributeSavingMixin, BatchAgent
+from kusari_rl.agents._dqn_learning import DQNLearningMixin
 from kusari_rl.agents._dqn_recurrent import RecurrentQMixin
 from kusari_rl.agents._eval_average import EvalAverageMixin
 from kusari_rl.agents._recurrent import check_recurrent_model
 from kusari_rl.agents._value_losses import (
-    clip_grad_norm,
     compute_value_loss,
     compute_weighted_value_loss,
 )
@@ -36,13 +35,11 @@ from kusari_rl.explorers import (
     LinearDecayEpsilonGreedy,
 )
 from kusari_rl.misc.batch_states import batch_states as default_batch_states
-from kusari_rl.misc.copy_param import copy_param, soft_copy_param
 from kusari_rl.q_functions.state_q_functions import FCQuadraticStateQFunction
 from kusari_rl.replay_buffer import (
     AbstractEpisodicReplayBuffer,
     AbstractReplayBuffer,
     ReplayUpdater,
-    batch_experiences,
 )
 
 __all__ = ["DQN", "compute_value_loss", "compute_weighted_value_loss"]
@@ -60,7 +57,13 @@ def _identity(x: Any) -> Any:
     return x
 
 
-class DQN(RecurrentQMixin, EvalAverageMixin, AttributeSavingMixin, BatchAgent):
+class DQN(
+    DQNLearningMixin,
+    RecurrentQMixin,
+    EvalAverageMixin,
+    AttributeSavingMixin,
+    BatchAgent,
+):
     """Deep Q-Network.
 
     Args:
@@ -266,100 +269,23 @@ class DQN(RecurrentQMixin, EvalAverageMixin, AttributeSavingMixin, BatchAgent):
         self.target_q_function = self.target_model  # ChainerRL's alias
         self._init_eval_average(eval_average_decay)
 
-    # ---- target network ----------------------------------------------------
-
-    def sync_target_network(self) -> None:
-        """Copy (hard) or move towards (soft) the model's parameters."""
-        if self.target_model is None:
-            self.target_model = copy.deepcopy(self.model)
-            self.target_q_function = self.target_model
-            # The target is never trained directly.
-            self.target_model.disable_update()
-        elif self.target_update_method == "hard":
-            copy_param(self.target_model, self.model)
-        else:
-            soft_copy_param(self.target_model, self.model, self.soft_update_tau)
-
-    # ---- learning ----------------------------------------------------------
-
-    def update(
-        self, experiences: list[list[dict[str, Any]]], errors_out: list | None = None
-    ) -> None:
-        """Update the model from sampled experiences."""
-        has_weight = "weight" in experiences[0][0]
-        exp_batch = batch_experiences(
-            experiences,
-            self.device,
-            self.phi,
-            self.gamma,
-            batch_states=self.batch_states,
-        )
-        if self.obs_normalizer is not None:
-            # The buffer holds raw observations: normalise with today's
-            # statistics, as acting does.
-            for key in ("state", "next_state"):
-                exp_batch[key] = self._normalize(exp_batch[key])
-        if has_weight and errors_out is None:
-            errors_out = []
-        loss = self._compute_loss(exp_batch, errors_out=errors_out)
-        if has_weight:
-            # Sampled with priorities: feed the new TD errors back.
-            self.replay_buffer.update_errors(errors_out)  # type: ignore[attr-defined]
-        self.average_loss *= self.average_loss_decay
-        self.average_loss += (1 - self.average_loss_decay) * float(loss.array)
-        self.model.cleargrads()
-        loss.backward()
-        if self.max_grad_norm is not None:
-            clip_grad_norm(self.model, self.max_grad_norm)
-        self.optimizer.update()
-        self._update_eval_average()
-
-    def _compute_target_values(self, exp_batch: dict[str, Any]) -> Any:
-        target_next_qout = self._forward(self.target_model, exp_batch, "next_state")
-        q = getattr(target_next_qout, "q_values", None)
-        if q is not None:
-            next_q_max = q.array.max(axis=1)
-        else:
-            next_q_max = target_next_qout.max.array
-        return (
-            exp_batch["reward"]
-            + exp_batch["discount"]
-            * (1.0 - exp_batch["is_state_terminal"])
-            * next_q_max
-        )
-
-    def _compute_y_and_t(self, exp_batch: dict[str, Any]) -> tuple[Any, Any]:
-        batch_size = exp_batch["reward"].shape[0]
-        qout = self._forward(self.model, exp_batch, "state")
-        batch_q = F.reshape(qout.evaluate_actions(exp_batch["action"]), (batch_size, 1))
-        with kusari.no_backprop_mode():
-            batch_q_target = self._compute_target_values(exp_batch)
-        target = self.xp.reshape(batch_q_target, (batch_size, 1)).astype(
-            batch_q.dtype, copy=False
-        )
-        return batch_q, target
-
-    def _compute_loss(
-        self, exp_batch: dict[str, Any], errors_out: list | None = None
-    ) -> Any:
-        y, t = self._compute_y_and_t(exp_batch)
-        if errors_out is not None:
-            del errors_out[:]
-            delta = self.xp.abs(y.array - t).ravel()
-            errors_out.extend(kusari.backend.CpuDevice().send(delta).tolist())
-        if "weights" in exp_batch:
-            return compute_weighted_value_loss(
-                y,
-                t,
-                exp_batch["weights"],
-                clip_delta=self.clip_delta,
-                batch_accumulator=self.batch_accumulator,
-            )
-        return compute_value_loss(
-            y, t, clip_delta=self.clip_delta, batch_accumulator=self.batch_accumulator
-        )
-
     # ---- acting ------------------------------------------------------------
+
+    def _evaluate_model(self, batch_obs: Sequence[Any], train: bool = False) -> Any:
+        # A Q-function that computes its values without a graph
+        # (``q_values_array``, e.g. FCDuelingQFunction) acts through it: the
+        # same numbers, a fraction of the time per step.
+        model = self.model if train else self._eval_model()
+        fast = getattr(model, "q_values_array", None)
+        if fast is None or self.recurrent:
+            return super()._evaluate_model(batch_obs, train)
+        with kusari.using_config("train", False), kusari.no_backprop_mode():
+            xs = self.batch_states(batch_obs, self.device, self.phi)
+            if self.obs_normalizer is not None:
+                if train:
+                    self.obs_normalizer.experience(xs)
+                xs = self._normalize(xs)
+            return DiscreteActionValue(fast(xs))
 
     def _greedy(self, batch_av: Any) -> tuple[np.ndarray, np.ndarray]:
         cpu = kusari.backend.CpuDevice()

@@ -1,6 +1,10 @@
 """Q-functions (``chainerrl.q_functions``)."""
 
-from kusari_rl.q_functions.dueling_dqn import DistributionalDuelingDQN, DuelingDQN
+from kusari_rl.q_functions.dueling_dqn import (
+    DistributionalDuelingDQN,
+    DuelingDQN,
+    FCDuelingQFunction,
+)
 from kusari_rl.q_functions.state_action_q_functions import (
     FCBNLateActionSAQFunction,
     FCBNSAQFunction,

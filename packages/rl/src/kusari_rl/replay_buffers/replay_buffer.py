@@ -25,11 +25,12 @@ class ReplayBuffer(AbstractReplayBuffer):
     transitions of one environment, so sampling it gives an n-step return
     directly. Episodes of several environments (``env_id``) interleave safely.
 
-    With ``num_steps=1`` the buffer also keeps array copies of the
-    transitions' fields (while they are NumPy arrays and scalars of fixed
-    types and their total stays modest), from which
-    :func:`~kusari_rl.replay_buffer.batch_experiences` gathers a sampled
-    minibatch without visiting each transition.
+    The buffer also keeps array copies of the experiences' fields (while
+    they are NumPy arrays and scalars of fixed types and their total stays
+    modest), from which a sampled minibatch is gathered without visiting
+    each transition: by :func:`~kusari_rl.replay_buffer.batch_experiences`
+    for one-step experiences, by the DQN family's update (through
+    ``ColumnStore.nstep_batch``) for n-step ones.
 
     Args:
         capacity: Maximum number of experiences (None: unbounded).
@@ -57,11 +58,10 @@ class ReplayBuffer(AbstractReplayBuffer):
         self._columns = self._new_columns()
 
     def _new_columns(self) -> ColumnStore | None:
-        # Only the plain one-step buffer: subclasses store and sample their
-        # own way.
-        if self.num_steps != 1 or type(self)._push is not ReplayBuffer._push:
+        # Only the plain buffer: subclasses store and sample their own way.
+        if type(self)._push is not ReplayBuffer._push:
             return None
-        return ColumnStore(self.capacity)
+        return ColumnStore(self.capacity, self.num_steps)
 
     def _rebuild_columns(self) -> None:
         self._columns = self._new_columns()
@@ -69,7 +69,7 @@ class ReplayBuffer(AbstractReplayBuffer):
             return
         for slot, experience in enumerate(self.memory._data):
             if experience:
-                self._columns.write(slot, experience[0])
+                self._columns.write(slot, experience)
 
     def _window(self, env_id: int) -> collections.deque:
         window = self.last_n_transitions.get(env_id)
@@ -79,8 +79,8 @@ class ReplayBuffer(AbstractReplayBuffer):
         return window
 
     def _push(self, experience: list[dict[str, Any]]) -> None:
-        if self._columns is not None and len(experience) == 1:
-            self._columns.write(self.memory.next_slot(), experience[0])
+        if self._columns is not None:
+            self._columns.write(self.memory.next_slot(), experience)
         self.memory.append(experience)
 
     def append(
