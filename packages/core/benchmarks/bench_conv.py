@@ -202,12 +202,12 @@ def main() -> None:
 
     import kusari
     from kusari.functions.connection import (
-        _conv_common,
         _conv_fused,
         _conv_fused_bwd,
         _conv_pointwise,
         _winograd,
     )
+    from kusari.functions.math import _gemm_split
 
     torch: Any
     try:
@@ -243,7 +243,7 @@ def main() -> None:
             if ws is not None and ws[2:] == (1, 1):
                 whole = (
                     (_conv_pointwise, "ENABLED", False),
-                    (_conv_common, "_MIN_TILED_MACS", 1 << 62),
+                    (_gemm_split, "MIN_BLOCK_WORK", 1 << 62),
                 )
                 uc = ub = Forced(kc, *whole)
             else:

@@ -261,6 +261,31 @@ def test_one_blas_thread_holds_blas_at_one_and_restores(n_threads):
     assert blas_threads() == before
 
 
+def test_one_blas_thread_leaves_libraries_at_one_alone(monkeypatch):
+    # A library already at one thread is neither set nor reset; another at
+    # four is held at one and restored.
+    calls = []
+
+    class Lib:
+        def __init__(self, name, n):
+            self.name, self.n = name, n
+
+        def get_num_threads(self):
+            return self.n
+
+        def set_num_threads(self, n):
+            calls.append((self.name, n))
+            self.n = n
+
+    class Ctl:
+        lib_controllers = [Lib("one", 1), Lib("four", 4)]
+
+    monkeypatch.setattr(threads, "blas_controller", lambda: Ctl)
+    with threads.one_blas_thread():
+        assert [lib.n for lib in Ctl.lib_controllers] == [1, 1]
+    assert calls == [("four", 1), ("four", 4)]
+
+
 class _StuckJob:
     """Stands in a worker's queue ahead of real jobs: holds the worker until
     released, as a worker whose core is busy elsewhere would be held."""

@@ -285,14 +285,18 @@ def one_blas_thread() -> Iterator[None]:
     if ctl is None:
         yield
         return
-    libs = ctl.lib_controllers
-    before = [lib.get_num_threads() for lib in libs]
-    for lib in libs:
+    # Only the libraries not at one thread already are set (and reset): at
+    # one thread, as kusari.set_num_threads(1) leaves them, the block costs
+    # the reads alone.
+    held = [
+        (lib, n) for lib in ctl.lib_controllers if (n := lib.get_num_threads()) != 1
+    ]
+    for lib, _ in held:
         lib.set_num_threads(1)
     try:
         yield
     finally:
-        for lib, n in zip(libs, before):
+        for lib, n in held:
             lib.set_num_threads(n)
 
 

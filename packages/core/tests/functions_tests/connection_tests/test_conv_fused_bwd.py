@@ -195,6 +195,41 @@ def test_chunks_depend_on_shapes_only(monkeypatch):
     assert len(_conv_fused_bwd._chunks(1000, 10**4, 4)) == 64
 
 
+def test_planes_of_min_cols_take_one_sample_per_block(monkeypatch):
+    # LeNet's first layer (24x24 planes, 576 >= _MIN_COLS pixels): one
+    # sample per block, gy read where it lies; 8x8 planes keep blocks of
+    # several samples.
+    seen = []
+    real = _conv_fused_bwd._BlockColumns.fill
+
+    def fill(self, i, mm, r0, rr):
+        seen.append(mm)
+        return real(self, i, mm, r0, rr)
+
+    monkeypatch.setattr(_conv_fused_bwd._BlockColumns, "fill", fill)
+    rng = np.random.default_rng(8)
+    for xs, ws, many in (
+        ((12, 1, 28, 28), (20, 1, 5, 5), False),
+        ((12, 2, 12, 12), (3, 2, 5, 5), True),
+    ):
+        x = rng.standard_normal(xs).astype(np.float32)
+        oh = xs[2] - ws[2] + 1
+        gy = rng.standard_normal((xs[0], ws[0], oh, oh)).astype(np.float32)
+        seen.clear()
+        gW = _conv_fused_bwd.conv_grad_weight(
+            x, gy, ws[2:], (1, 1), (0, 0), (1, 1), 1, np.float32
+        )
+        assert (max(seen) > 1) == many
+        want = np.einsum(
+            "nohw,nckhlw->ockl",
+            gy.astype(np.float64),
+            np.lib.stride_tricks.sliding_window_view(x, (oh, oh), axis=(2, 3))
+            .transpose(0, 1, 2, 4, 3, 5)
+            .astype(np.float64),
+        )
+        np.testing.assert_allclose(gW, want, rtol=1e-4, atol=1e-3)
+
+
 def test_noncontiguous_gy_and_x(monkeypatch):
     monkeypatch.setattr(_conv_fused, "_BLOCK_BYTES", 2000)
     monkeypatch.setattr(_conv_fused, "_MIN_COLS", 1)

@@ -1,5 +1,6 @@
-"""1x1 convolutions split over the intra-op threads (``_conv_pointwise``) and
-the tiled GEMM they and the column loops share (``_conv_common.pool_matmul``).
+"""1x1 convolutions split over the intra-op threads (``_conv_pointwise``),
+their GEMMs cut into blocks (``_conv_common.matmul_into``; the block rule
+itself is tested with ``functions.math._gemm_split``).
 
 Forward, input gradient and weight gradient are checked against a float64
 NumPy reference (strides, groups, small and large planes, batch 1 and odd
@@ -174,10 +175,10 @@ def test_threads_match_one_thread(case, monkeypatch):
 
 def test_grad_weight_takes_both_splits(monkeypatch):
     tiled = []
-    real = _conv_common.pool_matmul
+    real = _conv_common.matmul_into
     monkeypatch.setattr(
         _conv_pointwise,
-        "pool_matmul",
+        "matmul_into",
         lambda *a, **k: tiled.append(a[0].shape) or real(*a, **k),
     )
     x, W, gy = _data((6, 40, 16, 16), 48, (1, 1), 1, np.float32)
@@ -188,37 +189,3 @@ def test_grad_weight_takes_both_splits(monkeypatch):
     assert tiled  # 36 pixels: the filter in tiles
     ref = _ref64(x, W, gy, (1, 1), 1)[2]
     np.testing.assert_allclose(gW, ref, atol=1e-3, rtol=1e-4)
-
-
-@pytest.mark.parametrize("accumulate", [False, True])
-@pytest.mark.parametrize(
-    "shape", [(1, 900, 70, 530), (1, 50, 60, 1000), (2, 300, 90, 260), (1, 8, 9, 5)]
-)
-def test_pool_matmul(shape, accumulate, monkeypatch):
-    G, M, K, N = shape
-    rng = np.random.default_rng(4)
-    a = rng.standard_normal((G, M, K)).astype(np.float32)
-    # b as a transposed view, as the weight gradients pass it.
-    b = rng.standard_normal((G, N, K)).astype(np.float32).swapaxes(1, 2)
-    base = rng.standard_normal((G, M, N)).astype(np.float32)
-    expect = (base if accumulate else 0) + np.matmul(
-        a.astype(np.float64), b.astype(np.float64)
-    )
-    monkeypatch.setattr(threads, "_num_threads", 1)
-    one = base.copy()
-    _conv_common.pool_matmul(a, b, one, accumulate)
-    np.testing.assert_allclose(one, expect, rtol=1e-4, atol=1e-3)
-    _split_everything(monkeypatch)
-    many = base.copy()
-    _conv_common.pool_matmul(a, b, many, accumulate)
-    np.testing.assert_array_equal(one, many)
-
-
-def test_tile_grid_depends_on_shape_only(monkeypatch):
-    monkeypatch.setattr(threads, "_num_threads", 1)
-    grid = _conv_common.tile_grid(1000, 700)
-    monkeypatch.setattr(threads, "_num_threads", 7)
-    assert _conv_common.tile_grid(1000, 700) == grid
-    rows, cols = grid
-    assert rows[0][0] == 0 and rows[-1][1] == 1000 and cols[-1][1] == 700
-    assert 1 < len(rows) * len(cols) <= _conv_common._MAX_TILES

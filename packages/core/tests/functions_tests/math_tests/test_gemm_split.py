@@ -1,6 +1,8 @@
-"""2-d GEMMs split into blocks on the pool: the block grid, values against
-NumPy, the same bits at any pool size above one, and the paths left alone
-(one thread, float16, mixed dtypes, small products)."""
+"""GEMMs split into blocks on the pool: the block grid, values against
+NumPy, the same bits at any pool size above one (and, for blocks of real
+size, as the whole product one thread runs), the batched and accumulating
+form the convolutions use, BLAS held for uncut products, and the paths left
+alone (one thread, float16, mixed dtypes, small products)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,14 @@ import pytest
 
 from kusari.functions.math import _gemm_split as G
 from kusari.utils import threads
+
+
+@pytest.fixture
+def gemm_blocks(gemm_blocks, monkeypatch):
+    # conftest's fixture lowers the work per block; test-sized products also
+    # need shorter blocks than MIN_BLOCK_LEN.
+    monkeypatch.setattr(G, "MIN_BLOCK_LEN", 1)
+    return gemm_blocks
 
 
 def _rand(shape, dtype, seed):
@@ -30,6 +40,22 @@ def test_blocks_cover_the_cut_axis(m, n, k):
         assert (hi - lo) % G._ALIGN == 0
     if len(ranges) > 1:
         assert (m * n * k) // len(ranges) >= G.MIN_BLOCK_WORK // 2
+        assert length // len(ranges) >= G.MIN_BLOCK_LEN // 2
+
+
+@pytest.mark.parametrize(
+    "m,n,k,count",
+    [
+        (100, 1000, 784, 4),  # the MLP's first layer: four blocks of 256
+        (100, 500, 800, 2),  # LeNet's 800 -> 500: two of 256 (not four of 125)
+        (512, 784, 4608, 2),  # ResNet-50's 3x3 at 7x7 (batch 16): two of 400
+        (50, 6400, 500, 4),
+        (100, 720, 800, 2),  # three would fit: rounded down to a power of two
+        (100, 200, 8000, 1),  # shorter than two blocks of MIN_BLOCK_LEN
+    ],
+)
+def test_block_counts(m, n, k, count):
+    assert len(G.blocks(m, n, k)[1]) == count
 
 
 def test_blocks_cut_the_axis_with_the_smaller_shared_operand():
@@ -40,7 +66,7 @@ def test_blocks_cut_the_axis_with_the_smaller_shared_operand():
 
 def test_blocks_small_product_is_one_block():
     assert G.blocks(10, 10, 10)[1] == [(0, 10)]
-    # Too few rows/columns to make two aligned blocks.
+    # Too few rows/columns to make two blocks.
     assert len(G.blocks(4096, 20, 4096)[1]) > 1
     assert len(G.blocks(20, 20, 1 << 20)[1]) == 1
 
@@ -107,11 +133,63 @@ def test_same_bits_at_any_thread_count_above_one(
             np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize(
+    "m,n,k",
+    [(100, 1000, 784), (1000, 100, 784), (100, 500, 800), (500, 800, 100)]
+    + [(50, 6400, 500), (512, 784, 576)],
+)
+def test_real_blocks_have_the_whole_products_bits(m, n, k, monkeypatch):
+    # One thread runs the product whole; blocks of real size (the MLP's,
+    # LeNet's and conv shapes, no lowered thresholds) must give its bits.
+    a, b = _rand((m, k), np.float32, 20), _rand((k, n), np.float32, 21)
+    assert len(G.blocks(m, n, k)[1]) > 1
+    monkeypatch.setattr(threads, "_num_threads", 1)
+    whole = G.matmul(a, b)
+    monkeypatch.setattr(threads, "_num_threads", 2)
+    np.testing.assert_array_equal(G.matmul(a, b), whole)
+
+
 def test_one_thread_is_the_plain_product(gemm_blocks, monkeypatch):
     monkeypatch.setattr(threads, "_num_threads", 1)
     a, b = _rand((70, 30), np.float32, 4), _rand((30, 40), np.float32, 5)
     np.testing.assert_array_equal(G.matmul(a, b), a @ b)
+    out = np.empty((1, 70, 40), np.float32)
+    G.matmul_into(a[None], b[None], out)
+    np.testing.assert_array_equal(out[0], a @ b)
     assert gemm_blocks == []
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize(
+    "shape", [(1, 900, 70, 530), (1, 50, 60, 1000), (2, 300, 90, 260), (1, 8, 9, 5)]
+)
+def test_matmul_into_batched(shape, accumulate, monkeypatch):
+    # The convolutions' form: groups, b as a transposed view (the weight
+    # gradients pass it so), and += for sums over chunks of samples; the
+    # real MIN_BLOCK_LEN, so (8, 9, 5) and (300, 90, 260) stay whole.
+    g, m, k, n = shape
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((g, m, k)).astype(np.float32)
+    b = rng.standard_normal((g, n, k)).astype(np.float32).swapaxes(1, 2)
+    base = rng.standard_normal((g, m, n)).astype(np.float32)
+    expect = (base if accumulate else 0) + np.matmul(
+        a.astype(np.float64), b.astype(np.float64)
+    )
+    monkeypatch.setattr(G, "MIN_BLOCK_WORK", 1)
+    calls = []
+    real = threads.parallel_for
+    monkeypatch.setattr(
+        threads, "parallel_for", lambda f, t: calls.append(t) or real(f, t)
+    )
+    out = {}
+    for nt in (1, 2, 3):
+        monkeypatch.setattr(threads, "_num_threads", nt)
+        out[nt] = base.copy()
+        G.matmul_into(a, b, out[nt], accumulate)
+        np.testing.assert_allclose(out[nt], expect, rtol=1e-4, atol=1e-3)
+    np.testing.assert_array_equal(out[2], out[3])
+    blocks = len(G.blocks(m, n, k)[1])
+    assert calls == ([g * blocks] * 2 if blocks > 1 else [])
 
 
 @pytest.mark.parametrize(
@@ -160,3 +238,29 @@ def test_blas_held_at_one_and_restored_during_split(
     G.matmul(_rand((70, 30), np.float32, 12), _rand((30, 40), np.float32, 13))
     assert gemm_blocks
     assert blas_holds
+
+
+@pytest.mark.parametrize(
+    "shape,held",
+    [
+        ((100, 500, 10), True),  # LeNet's last layer: not cut, BLAS held
+        ((20, 20, 20), False),  # below OpenBLAS's own threading threshold
+        ((20, 1 << 16, 20), False),  # large and uncut: BLAS's own threads
+    ],
+)
+def test_uncut_products_hold_blas_on_a_threaded_pool(
+    shape, held, blas_holds, monkeypatch
+):
+    m, k, n = shape
+    a, b = _rand((m, k), np.float32, 14), _rand((k, n), np.float32, 15)
+    assert len(G.blocks(m, n, k)[1]) == 1
+    monkeypatch.setattr(threads, "_num_threads", 1)
+    one = G.matmul(a, b)
+    out = np.empty((1, m, n), np.float32)
+    G.matmul_into(a[None], b[None], out)
+    assert blas_holds == []  # one thread: BLAS is left as it is
+    monkeypatch.setattr(threads, "_num_threads", 2)
+    np.testing.assert_array_equal(G.matmul(a, b), one)
+    G.matmul_into(a[None], b[None], out, accumulate=True)
+    np.testing.assert_array_equal(out[0], 2 * one)
+    assert blas_holds == ([1, 1] if held else [])

@@ -8,7 +8,16 @@ import pytest
 
 import kusari
 import kusari.functions as F
+from kusari.functions.math import _gemm_split
 from kusari.utils import threads
+
+
+@pytest.fixture
+def gemm_blocks(gemm_blocks, monkeypatch):
+    # conftest's fixture lowers the work per block; test-sized products also
+    # need shorter blocks than MIN_BLOCK_LEN.
+    monkeypatch.setattr(_gemm_split, "MIN_BLOCK_LEN", 1)
+    return gemm_blocks
 
 
 def _rand(shape, dtype, seed):

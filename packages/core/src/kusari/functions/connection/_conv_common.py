@@ -8,9 +8,10 @@ and the ufunc-buffer setting under which col2im adds in place.  Used by
 ``_conv_batch_inner`` (batch-innermost layout) and ``_conv_pointwise``
 (1x1 kernels).
 
-``pool_matmul`` runs the GEMMs of those layouts on the intra-op threads:
-the product cut into a fixed grid of tiles, each one thread's GEMM with
-BLAS held to one thread, so that the bits do not depend on the thread count.
+``matmul_into`` runs the GEMMs of those layouts on the intra-op threads:
+the product cut into blocks fixed by its shape (``functions.math._gemm_split``,
+shared with Linear), each one thread's GEMM with BLAS held to one thread, so
+that the bits do not depend on the thread count.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy
 
+from kusari.functions.math import _gemm_split
 from kusari.utils import threads
 
 # Target size of one column buffer (bytes); a chunk holds at least one sample.
@@ -249,78 +251,13 @@ def par_zero(dst: Any) -> None:
     par_apply(_fill_zero, [dst], dst.size * dst.itemsize)
 
 
-# pool_matmul cuts a GEMM along the longer side of its product only (each
-# tile packs the operand it shares with the others anew: a cut of the rows
-# repacks all of b, a cut of the columns all of a, so cutting the longer
-# side repacks the smaller operand), into tiles of at least _TILE_MIN and
-# at most _MAX_TILES of them.  At one thread, on ResNet-50's 3x3 and 1x1
-# layers at 7x7 (batch 16), two tiles ran 2-5% slower than the whole GEMM,
-# four 5-8%, a 2x2 grid 4-10%.
-_TILE_MIN = 384
-_MAX_TILES = 4
-# Multiply-adds per "byte" of threads.plan's work estimate (a core runs
-# about 16 single-precision multiply-adds in the time it copies a byte).
-_MACS_PER_BYTE = 16
-# GEMMs of fewer multiply-adds than this are not cut at all.
-_MIN_TILED_MACS = 1 << 21
-# Workspace slot of pool_matmul's per-thread product tile.
-_SLOT_TILE = 6
-
-
-def tile_grid(m: int, n: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Row and column ranges of the tiles :func:`pool_matmul` cuts an
-    ``(m, n)`` product into, from the shape alone (never the thread count)."""
-    if m >= n:
-        return threads.split(m, max(1, min(_MAX_TILES, m // _TILE_MIN))), [(0, n)]
-    return [(0, m)], threads.split(n, max(1, min(_MAX_TILES, n // _TILE_MIN)))
-
-
-def pool_matmul(a: Any, b: Any, out: Any, accumulate: bool = False) -> None:
-    """``out[g] = a[g] @ b[g]`` (``+=`` with ``accumulate``) for NumPy
-    ``a`` (G, M, K), ``b`` (G, K, N) and ``out`` (G, M, N), the product cut
-    into a fixed grid of tiles (:func:`tile_grid`) split over the intra-op
-    threads, each tile's GEMM on one BLAS thread.
-
-    A GEMM threaded by BLAS itself scaled poorly on the thin products of
-    the convolution kernels (a few samples of small planes) and wakes the
-    BLAS threads once per call; here the tiles are handed to the pool once.
-    The tiles depend on the shapes only and each is one single-threaded
-    GEMM, so the result is the same on any number of threads.  Products
-    smaller than ``_MIN_TILED_MACS`` are one GEMM as before.
-    """
-    G, M, K = a.shape
-    N = b.shape[2]
-    rows, cols = tile_grid(M, N)
-    tiles = [(g, r, c) for g in range(G) for r in rows for c in cols]
-    if len(tiles) == G or G * M * N * K < _MIN_TILED_MACS:
-        if accumulate:
-            out += numpy.matmul(a, b)
-        else:
-            numpy.matmul(a, b, out=out)
-        return
-    tile = rows[0][1] * cols[0][1]
-
-    def run(lo: int, hi: int) -> None:
-        tmp = _workspace(_SLOT_TILE, tile, out.dtype, numpy) if accumulate else None
-        for g, (r0, r1), (c0, c1) in tiles[lo:hi]:
-            dst = out[g, r0:r1, c0:c1]
-            if tmp is None:
-                numpy.matmul(a[g, r0:r1], b[g, :, c0:c1], out=dst)
-            else:
-                t = tmp[: (r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
-                numpy.matmul(a[g, r0:r1], b[g, :, c0:c1], out=t)
-                dst += t
-
-    work = G * M * N * K // _MACS_PER_BYTE * out.itemsize
-    with threads.one_blas_thread():
-        threads.run_split(run, len(tiles), work)
-
-
 def matmul_into(a: Any, b: Any, out: Any, accumulate: bool = False) -> None:
-    """``out = a @ b`` (``+=`` with ``accumulate``): tiles over the intra-op
-    threads on NumPy (:func:`pool_matmul`), one GEMM elsewhere."""
+    """``out = a @ b`` (``+=`` with ``accumulate``) for (G, M, K) @ (G, K, N):
+    on NumPy cut into shape-fixed blocks on the intra-op threads, each one
+    BLAS call on one BLAS thread (``functions.math._gemm_split``, the rule
+    Linear and ``matmul`` use too), one GEMM elsewhere."""
     if isinstance(out, numpy.ndarray):
-        pool_matmul(a, b, out, accumulate)
+        _gemm_split.matmul_into(a, b, out, accumulate)
     elif accumulate:
         out += _xp(out).matmul(a, b)
     else:

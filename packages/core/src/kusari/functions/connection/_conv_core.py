@@ -21,12 +21,12 @@ sample per thread there.
 
 1x1 kernels without padding go through ``_conv_pointwise`` where the
 per-sample GEMM below does not take them, as do all their weight gradients;
-GEMMs of the column loops run as tiles on the intra-op threads (``pool_matmul``).
+GEMMs of the column loops run as blocks on the intra-op threads (``matmul_into``).
 
 Small feature maps use a second, batch-innermost layout (``_conv_batch_inner``,
-which also holds the cost model that picks the layout per call); the scratch
-buffers, chunking and copy helpers that both layouts share are in
-``_conv_common``.
+which also holds the cost model that picks the layout per call; its small
+samples run in blocks of samples, one thread each, in ``_conv_bi_blocks``); the
+scratch buffers, chunking and copy helpers the layouts share are in ``_conv_common``.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ import numpy
 
 from kusari.functions._params import as_tuple as as_tuple  # re-exported
 from kusari.functions.connection import (
+    _conv_bi_blocks,
     _conv_fused,
     _conv_fused_bwd,
     _conv_gpu,
@@ -47,10 +48,7 @@ from kusari.functions.connection import (
 from kusari.functions.connection._conv_batch_inner import (
     _BI_ROWS_PER_MOVED_DECONV,
     _batch_inner,
-    _conv_forward_bi,
-    _conv_grad_weight_bi,
     _conv_layout_is_bi,
-    _deconv_forward_bi,
 )
 from kusari.functions.connection._conv_common import (
     _as_strided,
@@ -214,7 +212,7 @@ def conv_forward(
         y = _conv_pointwise.conv_forward(x, W2, s, out, cdt)
         return _finish(y, b, x.dtype)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
-        y = _conv_forward_bi(x, W2, s, p, d, k, out, cdt)
+        y, b = _conv_bi_blocks.conv_forward(x, W2, b, s, p, d, k, out, cdt)
         return _finish(y, b, x.dtype)
     if _conv_fused.applicable(xp, nd, out):
         return _conv_fused.conv_forward(x, W, b, s, p, d, groups, out, cdt)
@@ -335,7 +333,7 @@ def conv_grad_weight(
         gW = _conv_pointwise.conv_grad_weight(x, gy, s, groups, cdt)
         return filter_from_kog(gW, w_shape, x.dtype)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
-        gW = _conv_grad_weight_bi(x, gy, s, p, d, k, groups, cdt)
+        gW = _conv_bi_blocks.conv_grad_weight(x, gy, s, p, d, k, groups, cdt)
         return filter_from_kog(gW, w_shape, x.dtype)
     if _conv_fused_bwd.applicable(xp, k, out):
         gW = _conv_fused_bwd.conv_grad_weight(x, gy, k, s, p, d, groups, cdt)
@@ -451,7 +449,7 @@ def deconv_forward(
     moved = N * (Cin * Lin + Cout * _prod(out))
     bi = _batch_inner(xp, N, rows, moved, _BI_ROWS_PER_MOVED_DECONV)
     if not per_sample and bi:
-        y = _deconv_forward_bi(x, W2, s, p, d, k, out, cdt)
+        y = _conv_bi_blocks.deconv_forward(x, W2, s, p, d, k, out, cdt)
         return _finish(y, b, x.dtype)
     # One sample per thread needs a sample for every thread; with fewer (a
     # decoder at batch 1) the loop below splits each col2im by channel.

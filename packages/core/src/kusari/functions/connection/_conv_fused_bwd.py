@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy
 
+from kusari.functions.connection import _conv_fused
 from kusari.functions.connection._conv_common import _deconv_pad_shape, _workspace
 from kusari.functions.connection._conv_fused import _BlockColumns, _Geometry, _plan
 from kusari.utils import threads
@@ -128,6 +129,13 @@ def conv_grad_weight(
     geo = _Geometry(tuple(x.shape), (kh, kw), s, p, d, out, x.dtype != cdt)
     isz = numpy.dtype(cdt).itemsize
     m, r = _plan(N, C * kk, isz, out)
+    if m > 1 and OH * OW >= _conv_fused._MIN_COLS and gy.dtype == cdt:
+        # One sample per block when a sample's plane is a long enough GEMM
+        # on its own: gy is then read where it lies instead of transposed
+        # block by block (LeNet's first layer, 24x24, batch 100: 2.4 ->
+        # 1.9 ms at one thread; CIFAR-like 32x32 and 6-channel 24x24
+        # layers as fast as before).
+        m, r = 1, OH
     blocks = [
         (i, min(m, N - i), r0, min(r, OH - r0))
         for i in range(0, N, m)

@@ -13,8 +13,8 @@ on a loaded machine (BLAS threads waiting on each other), for a speedup of
 
 Here a chunk of samples is copied into columns ``(G, K, m * L)`` with the
 copy split over the threads, and the chunk's GEMM is cut into a grid of
-tiles (:func:`kusari.functions.connection._conv_common.pool_matmul`), each
-tile one thread's GEMM with BLAS on one thread.  The transposed convolution
+blocks (:func:`kusari.functions.math._gemm_split.matmul_into`), each
+block one thread's GEMM with BLAS on one thread.  The transposed convolution
 (the input gradient) writes its product into every ``s``-th pixel of a
 zeroed output, the same loop read the other way.
 
@@ -39,11 +39,11 @@ from kusari.functions.connection._conv_common import (
     _CHUNK_BYTES,
     _prod,
     _workspace,
+    matmul_into,
     par_assign,
     par_zero,
-    pool_matmul,
-    tile_grid,
 )
+from kusari.functions.math import _gemm_split
 from kusari.utils import threads
 
 # Tests set this to False to take the sample-major column loop.
@@ -126,7 +126,7 @@ def _gemm_columns(W2: Any, src: Any, dst: Any, cdt: Any) -> None:
         cols = xbuf[: G * K * c * L].reshape((G, K, c) + sp)
         _to_columns(cols, src[i : i + c], G)
         res = ybuf[: G * M * c * L].reshape(G, M, c * L)
-        pool_matmul(W2, cols.reshape(G, K, c * L), res)
+        matmul_into(W2, cols.reshape(G, K, c * L), res)
         _from_columns(dst[i : i + c], res.reshape((G, M, c) + sp), G)
 
 
@@ -175,13 +175,13 @@ def conv_grad_weight(x: Any, gy: Any, s: tuple[int, ...], groups: int, cdt: Any)
         max(1, N * L // _MIN_CHUNK_COLS),
         max(1, _PARTIAL_BYTES // max(1, G * Cg * Og * isz)),
     )
-    rows, cols = tile_grid(Cg, Og)
-    if n < _MIN_CHUNKS and G * len(rows) * len(cols) > 1:
+    tiles = len(_gemm_split.blocks(Cg, Og, N * L)[1])
+    if n < _MIN_CHUNKS and G * tiles > 1:
         # Too few pixels to cut the sum: cut the filter into tiles.
         m = max(1, min(N, _CHUNK_BYTES // max(1, (C + O) * L * isz)))
         for i in range(0, N, m):
             xc, gc = _chunk_columns(src, gy, i, min(m, N - i), G, cdt, True)
-            pool_matmul(xc, gc.swapaxes(1, 2), gW, accumulate=i > 0)
+            matmul_into(xc, gc.swapaxes(1, 2), gW, accumulate=i > 0)
         return gW
     chunks = threads.split(N, n)
     partial = numpy.empty((len(chunks), G, Cg, Og), dtype=cdt)

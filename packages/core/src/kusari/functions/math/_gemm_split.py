@@ -1,20 +1,33 @@
-"""2-d NumPy GEMMs cut into blocks on kusari's thread pool, BLAS at one thread.
+"""NumPy GEMMs cut into blocks on kusari's thread pool, BLAS at one thread.
 
 With BLAS threaded, OpenBLAS's idle workers spin-wait after every GEMM and
 take the cores that kusari's pool needs for the element-wise work between
-GEMMs (pooling, ReLU, batch normalization). :func:`matmul` instead cuts a
-large product into blocks of output rows or columns, each one pool thread's
-single-threaded BLAS call (as the convolution kernels do).
+GEMMs (pooling, ReLU, batch normalization), and a GEMM threaded by BLAS
+scaled poorly on the thin products of the convolution kernels.  Here a
+large product is cut into blocks of output rows or columns, each one pool
+thread's single-threaded BLAS call, handed to the pool at once.  Linear,
+2-d ``matmul`` (:func:`matmul`) and the convolution kernels' column GEMMs
+(:func:`matmul_into`, batched over groups, with an accumulating form for
+weight gradients) share this one block rule, :func:`blocks`.
 
-The blocks depend on the shapes only, never on the thread count: the result
-has the same bits at any pool size above one. A single-thread pool keeps the
-plain ``a @ b`` (one BLAS call, no overhead); its bits may differ from the
-blocks' in the last place, as OpenBLAS's own threading already does, since
-OpenBLAS picks its kernels and blocking by the sizes it is given.
+The blocks depend on the shapes only, never on the thread count.  A
+single-thread pool runs a product that would be cut as one BLAS call on one
+BLAS thread instead: the blocks cost the repacking of the operand they
+share, 0-5 % at one thread on the MLP, LeNet and ResNet-50 shapes in two to
+four blocks of at least ``MIN_BLOCK_LEN`` (the MLP's SGD step 5 % slower in
+all).  The bits are the same either way: a block cuts only output rows or
+columns, so each element is the same sum over the contracted axis, and
+single-threaded OpenBLAS blocks that sum by sizes of its own, not by the
+extent cut (its small-matrix kernels take products far below
+``MIN_BLOCK_WORK``); the tests check it on products of real size.  (A
+threaded OpenBLAS does not give those bits: it blocks the sum by the
+share of each of its threads.)
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from typing import Any
 
 import numpy
@@ -36,14 +49,35 @@ MAX_SPLIT_WORK = 1 << 32
 # Blocks per product at most: enough that a thread whose core is taken (by
 # another process) leaves part of its share to the others; each block packs
 # the operand it shares with the others again (2 threads, MLP and LeNet
-# steps: 4 blocks a little faster than 8).
+# steps: 4 blocks a little faster than 8).  The count is a power of two, so
+# that two or four threads get even shares.
 MAX_BLOCKS = 4
+
+# Rows (or columns) a block gets at least. Every block repacks the operand
+# the blocks share; at one thread, LeNet's 800 -> 500 layer in four blocks
+# of 125 columns ran 4-7 % slower than one GEMM, in two of 250 2-4 %; the
+# MLP's 1000-wide layers in four of 250 and ResNet-50's 784-pixel 1x1 / 3x3
+# layers in two of 392 0-5 %, in four of 196 3-8 %.
+MIN_BLOCK_LEN = 240
 
 # A block's rows (or columns) are a multiple of this, the widest BLAS
 # micro-kernel tile, so that only the last block has a ragged edge.
 _ALIGN = 16
 
+# Multiply-adds from which OpenBLAS threads a GEMM itself (65536 times its
+# GEMM_MULTITHREAD_THRESHOLD of 4), and up to which a product that is not
+# cut still runs with BLAS held to one thread on a pool of several: woken
+# for so small a product (a few hundred microseconds on one core), OpenBLAS's
+# idle thread then spins for its next GEMM (about 0.1 s) on the core that the
+# pool's next kernel needs (LeNet's 500 -> 10 layer: three such products a
+# step). Larger uncut products (a long contracted axis, few rows and
+# columns) keep BLAS's own threads.
+_BLAS_THREADED_WORK = 1 << 18
+_HELD_WORK = 1 << 23
+
 _SPLIT_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64))
+
+_local = threading.local()
 
 
 def blocks(m: int, n: int, k: int) -> tuple[int, list[tuple[int, int]]]:
@@ -58,26 +92,123 @@ def blocks(m: int, n: int, k: int) -> tuple[int, list[tuple[int, int]]]:
         ``(axis, ranges)``: the output axis cut (0: rows, 1: columns) and the
         ``(start, stop)`` ranges along it; one range when not worth cutting.
         Cutting rows repacks ``b`` (``k * n``) in each block, cutting columns
-        repacks ``a`` (``m * k``): the axis whose shared operand is smaller
-        is cut. Products above :data:`MAX_SPLIT_WORK` are one range.
+        repacks ``a`` (``m * k``): the longer output axis is cut, whose
+        shared operand is the smaller.  The count is 1, 2 or 4 (at most
+        :data:`MAX_BLOCKS`), each block at least :data:`MIN_BLOCK_WORK`
+        multiply-adds and :data:`MIN_BLOCK_LEN` long; products above
+        :data:`MAX_SPLIT_WORK` are one range.
     """
     axis = 1 if m < n else 0
     length = n if axis else m
     work = m * n * k
-    count = min(MAX_BLOCKS, work // MIN_BLOCK_WORK, length // _ALIGN)
-    if count <= 1 or work > MAX_SPLIT_WORK:
+    most = min(MAX_BLOCKS, work // MIN_BLOCK_WORK, length // MIN_BLOCK_LEN)
+    if most <= 1 or work > MAX_SPLIT_WORK:
         return axis, [(0, length)]
+    count = 1 << (most.bit_length() - 1)  # the largest power of two <= most
     size = -(-length // count)
     size = -(-size // _ALIGN) * _ALIGN
     return axis, [(lo, min(length, lo + size)) for lo in range(0, length, size)]
 
 
+def _scratch(size: int, dtype: Any) -> Any:
+    """This thread's reusable buffer of ``size`` elements (accumulating
+    blocks compute their product here before adding it)."""
+    dtype = numpy.dtype(dtype)
+    raw = getattr(_local, "buf", None)
+    nbytes = size * dtype.itemsize
+    if raw is None or raw.nbytes < nbytes:
+        raw = _local.buf = numpy.empty((nbytes,), dtype=numpy.uint8)
+    return raw[:nbytes].view(dtype)
+
+
+def _whole(work: int) -> Any:
+    """The context an uncut product of ``work`` multiply-adds runs in: BLAS
+    held to one thread where OpenBLAS would wake its threads for it and the
+    pool has several (see ``_BLAS_THREADED_WORK``), else nothing."""
+    if _BLAS_THREADED_WORK <= work <= _HELD_WORK and threads.get_num_threads() > 1:
+        return threads.one_blas_thread()
+    return contextlib.nullcontext()
+
+
+def _product(a: Any, b: Any, out: Any, accumulate: bool) -> None:
+    if accumulate:
+        out += a @ b
+    elif type(out) is numpy.ndarray:
+        numpy.matmul(a, b, out=out)
+    else:
+        out[...] = a @ b
+
+
+def _splittable(a: Any, b: Any, out: Any) -> bool:
+    return (
+        type(a) is numpy.ndarray
+        and type(b) is numpy.ndarray
+        and type(out) is numpy.ndarray
+        and a.dtype == b.dtype == out.dtype
+        and a.dtype in _SPLIT_DTYPES
+    )
+
+
+def matmul_into(a: Any, b: Any, out: Any, accumulate: bool = False) -> None:
+    """``out[g] = a[g] @ b[g]`` (``+=`` with ``accumulate``) over groups.
+
+    For ``a`` (G, M, K), ``b`` (G, K, N) and ``out`` (G, M, N) of any
+    strides.  NumPy float32/float64 operands of one dtype are cut per group
+    by :func:`blocks`, and the G times that many blocks are split over the
+    pool, each one BLAS call on one BLAS thread (a single-thread pool makes
+    one such call per group: the same bits); anything else (CuPy, float16,
+    small products, BLAS whose threads cannot be set) is one ``matmul``.
+
+    Args:
+        a: Left operands.
+        b: Right operands.
+        out: Where the products go (or are added, with ``accumulate``).
+        accumulate: Add the products to ``out`` instead of storing them.
+    """
+    G, M, K = a.shape
+    N = b.shape[2]
+    axis, ranges = blocks(M, N, K)
+    if (
+        len(ranges) == 1
+        or not _splittable(a, b, out)
+        or threads.blas_controller() is None
+    ):
+        with _whole(G * M * N * K):
+            _product(a, b, out, accumulate)
+        return
+    if threads.get_num_threads() <= 1:
+        # One BLAS call on one BLAS thread: the blocks' bits (see the module
+        # docstring) without their repacking.
+        with threads.one_blas_thread():
+            _product(a, b, out, accumulate)
+        return
+    tiles = [(g, lo, hi) for g in range(G) for lo, hi in ranges]
+    size = max(hi - lo for lo, hi in ranges) * (N if axis == 0 else M)
+
+    def run(i: int) -> None:
+        g, lo, hi = tiles[i]
+        if axis == 0:
+            lhs, rhs, dst = a[g, lo:hi], b[g], out[g, lo:hi]
+        else:
+            lhs, rhs, dst = a[g], b[g, :, lo:hi], out[g, :, lo:hi]
+        if not accumulate:
+            numpy.matmul(lhs, rhs, out=dst)
+            return
+        tmp = _scratch(size, out.dtype)[: dst.size].reshape(dst.shape)
+        numpy.matmul(lhs, rhs, out=tmp)
+        dst += tmp
+
+    # Each block is one thread's GEMM: BLAS threads would fight the pool's
+    # for the cores (see ``threads.blas_controller``).
+    with threads.one_blas_thread():
+        threads.parallel_for(run, len(tiles))
+
+
 def matmul(a: Any, b: Any) -> Any:
     """``a @ b`` for 2-d arrays, split over the pool when it pays.
 
-    NumPy float32/float64 operands of one dtype are split when the pool has
-    more than one thread, BLAS's thread count can be set and the product is
-    large but not huge (see :func:`blocks`); anything else is ``a @ b`` as it is (CuPy,
+    NumPy float32/float64 operands of one dtype are cut by :func:`blocks`
+    (see :func:`matmul_into`); anything else is ``a @ b`` as it is (CuPy,
     float16, mixed dtypes, small products).
 
     Args:
@@ -87,8 +218,6 @@ def matmul(a: Any, b: Any) -> Any:
     Returns:
         The ``(m, n)`` product in the operands' dtype.
     """
-    if threads.get_num_threads() <= 1:
-        return a @ b
     if (
         type(a) is not numpy.ndarray
         or type(b) is not numpy.ndarray
@@ -101,25 +230,14 @@ def matmul(a: Any, b: Any) -> Any:
         return a @ b
     m, k = a.shape
     n = b.shape[1]
-    axis, ranges = blocks(m, n, k)
-    if len(ranges) <= 1 or threads.blas_controller() is None:
-        return a @ b
+    if m * n * k < min(_BLAS_THREADED_WORK, 2 * MIN_BLOCK_WORK):
+        return a @ b  # neither cut nor held: the plainest path
+    if len(blocks(m, n, k)[1]) <= 1 or threads.blas_controller() is None:
+        with _whole(m * n * k):
+            return a @ b
+    if threads.get_num_threads() <= 1:
+        with threads.one_blas_thread():  # the blocks' bits, in one call
+            return a @ b
     y = numpy.empty((m, n), dtype=a.dtype)
-
-    if axis == 0:
-
-        def run(i: int) -> None:
-            lo, hi = ranges[i]
-            numpy.matmul(a[lo:hi], b, out=y[lo:hi])
-
-    else:
-
-        def run(i: int) -> None:
-            lo, hi = ranges[i]
-            numpy.matmul(a, b[:, lo:hi], out=y[:, lo:hi])
-
-    # Each block is one thread's GEMM: BLAS threads would fight the pool's
-    # for the cores (see ``threads.blas_controller``).
-    with threads.one_blas_thread():
-        threads.parallel_for(run, len(ranges))
+    matmul_into(a[None], b[None], y[None])
     return y
