@@ -149,3 +149,38 @@ def test_check_backward_and_double_backward_with_a_gradient_left_out():
             gys,
             dtype=np.float64,
         )
+
+
+def test_dtype_float64_reaches_a_link_whose_params_stay_float32():
+    # With dtype=float64 only the inputs are widened; the link's own float32
+    # parameters meet float64 inputs on the numerical side, which runs with
+    # type checks off (Chainer v7), so the check passes instead of raising.
+    import kusari
+    import kusari.links as L
+
+    lin = L.Linear(3, 2)
+    x = np.random.default_rng(0).uniform(-1, 1, (4, 3)).astype(np.float32)
+    gy = np.random.default_rng(1).uniform(-1, 1, (4, 2)).astype(np.float32)
+    gradient_check.check_backward(lin, x, gy, dtype=np.float64, atol=1e-4, rtol=1e-3)
+    assert lin.W.dtype == np.float32
+    # The switch is local to the numerical passes: a direct call still checks.
+    from kusari.utils.type_check import InvalidType
+
+    with pytest.raises(InvalidType):
+        lin(x.astype(np.float64))
+    assert kusari.config.type_check
+
+
+def test_numerical_grad_runs_without_type_checks():
+    import kusari
+
+    seen = []
+
+    def f():
+        seen.append(kusari.config.type_check)
+        return (x * 2,)
+
+    x = np.ones(2)
+    gradient_check.numerical_grad(f, (x,), (np.ones(2),))
+    assert seen and not any(seen)
+    assert kusari.config.type_check

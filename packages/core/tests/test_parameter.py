@@ -66,3 +66,19 @@ def test_reinitializing_a_parameter_made_with_data_leaves_no_gradient() -> None:
     lazy.initialize((2,))
     lazy.initialize((3,))
     assert lazy.grad.shape == (3,) and np.isnan(lazy.grad).all()
+
+
+def test_a_numpy_device_the_parameter_was_sent_to_is_reported() -> None:
+    # A user's device over NumPy arrays (Chainer's tests build one to check
+    # that updaters pass the device on) stays the parameter's device.
+    class TaggedCpu(kusari.backend.CpuDevice):
+        pass
+
+    tagged = TaggedCpu()
+    p = kusari.Parameter(np.zeros(3, np.float32))
+    assert isinstance(p.device, kusari.backend.CpuDevice)
+    p.to_device(tagged)
+    assert p.device is tagged
+    link = kusari.links.Linear(2, 3)
+    link.to_device(tagged)
+    assert link.W.device is tagged and link.b.device is tagged

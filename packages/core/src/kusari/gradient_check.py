@@ -79,6 +79,23 @@ def numerical_grad(
                 "The dtype of input arrays must be kind of float "
                 f"(numerical_grad got an input of dtype {x.dtype})"
             )
+    # The perturbed forward passes run with type checks off, as Chainer v7's
+    # do: a link whose parameters keep float32 may then see float64 inputs.
+    with using_config("type_check", False):
+        return _numerical_grad(
+            f, inputs, grad_outputs, eps, detect_nondifferentiable, diff_atol, diff_rtol
+        )
+
+
+def _numerical_grad(
+    f: Callable[[], Any],
+    inputs: Sequence[Any],
+    grad_outputs: Sequence[Any],
+    eps: float,
+    detect_nondifferentiable: bool,
+    diff_atol: float,
+    diff_rtol: float,
+) -> tuple[Any, ...]:
     grads = []
     for x in inputs:
         xp = backend.get_array_module(x)
@@ -258,7 +275,10 @@ def check_backward(
         # Backprop stays on: the function may itself differentiate (as the
         # first-order gradient function of check_double_backward does).
         in_vars = [Variable(a, requires_grad=not ng) for a, ng in zip(inputs, no_grads)]
-        outs = _as_tuple(func(*in_vars))
+        # Type checks off as in Chainer v7's numerical side: with `dtype` the
+        # inputs become float64 while a link's own parameters keep theirs.
+        with using_config("type_check", False):
+            outs = _as_tuple(func(*in_vars))
         return [None if o is None else o.array.astype(numpy.float64) for o in outs]
 
     try:

@@ -103,9 +103,15 @@ class Parameter(Variable):
 
     @property
     def device(self) -> Any:
-        if self._data is None:
-            return self._initial_device
-        return backend.get_device_from_array(self._data)
+        data = self._data
+        initial = self._initial_device
+        if data is None:
+            return initial
+        # A device over NumPy arrays that the parameter was sent to (a user's
+        # Device subclass) is reported as it is, as Chainer does.
+        if initial.xp is numpy and isinstance(data, numpy.ndarray):
+            return initial
+        return backend.get_device_from_array(data)
 
     @property
     def xp(self) -> Any:

@@ -166,6 +166,33 @@ def test_local_convolution_2d(stride, float_dtype, device):
     )
 
 
+@pytest.mark.parametrize(
+    "x_dtype,w_dtype", [("f", "d"), ("d", "f"), ("e", "f"), ("e", "d")]
+)
+def test_local_convolution_2d_mixed_weight_dtype(x_dtype, w_dtype):
+    # W may be another float type than x (Chainer v7): y and gx keep x's dtype,
+    # gW keeps W's, and the values match the float64 reference.
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (2, 2, 4, 4)).astype(x_dtype)
+    W = rng.uniform(-1, 1, (3, 3, 3, 2, 2, 2)).astype(w_dtype)
+    b = rng.uniform(-1, 1, (3, 3, 3)).astype(x_dtype)
+    xv, Wv = kusari.Variable(x), kusari.Variable(W)
+    y = F.local_convolution_2d(xv, Wv, b)
+    assert y.dtype == np.dtype(x_dtype)
+    tol = 1e-2 if "e" in (x_dtype, w_dtype) else 1e-5
+    np.testing.assert_allclose(
+        y.array, local_ref(x.astype("d"), W.astype("d"), b), atol=tol, rtol=tol
+    )
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    assert xv.grad.dtype == np.dtype(x_dtype)
+    assert Wv.grad.dtype == np.dtype(w_dtype)
+    gW = np.zeros((3, 3, 3, 2, 2, 2))
+    for i, j in itertools.product(range(3), range(3)):
+        gW[:, i, j] = x[:, :, i : i + 2, j : j + 2].astype("d").sum(axis=0)
+    np.testing.assert_allclose(Wv.grad, gW, atol=tol * 10, rtol=tol)
+
+
 def test_local_convolution_2d_error():
     with pytest.raises(type_check.InvalidType, match="LocalConvolution2DFunction"):
         F.local_convolution_2d(

@@ -122,3 +122,23 @@ def test_fixed_decorrelated_batch_normalization_bad_shapes():
             np.zeros((2, 3, 3), np.float32),
             groups=2,
         )
+
+
+def test_fixed_decorrelated_batch_normalization_dtype_rule_is_a_type_check():
+    # float32 statistics with a float64 x: refused while type checks are on,
+    # promoted to float64 (as Chainer v7 computes it) when they are off.
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1, 1, (3, 4))
+    mean = rng.uniform(-1, 1, (2, 2)).astype(np.float32)
+    proj = rng.uniform(-1, 1, (2, 2, 2)).astype(np.float32)
+    with pytest.raises(type_check.InvalidType, match="float32"):
+        F.fixed_decorrelated_batch_normalization(x, mean, proj, groups=2)
+    with kusari.using_config("type_check", False):
+        y = F.fixed_decorrelated_batch_normalization(x, mean, proj, groups=2)
+        # Shapes are still checked: they are needed to compute anything.
+        with pytest.raises(type_check.InvalidType, match="projection"):
+            F.fixed_decorrelated_batch_normalization(x, mean, proj[:, :1], groups=2)
+    assert y.dtype == np.float64
+    xg = x.T.reshape(2, 2, 3)
+    expect = (proj.astype("d") @ (xg - mean.astype("d")[:, :, None])).reshape(4, 3).T
+    np.testing.assert_allclose(y.array, expect, rtol=1e-6)

@@ -62,6 +62,11 @@ def test_errors():
         L.InceptionBN(3, 1, 1, 1, 1, 1, "min", proj_pool=1)
     with pytest.raises(ValueError):
         L.InceptionBN(3, 1, 1, 1, 1, 1, "max")  # out1 needs proj_pool
+    # Chainer asserted these; code written for it catches AssertionError.
+    with pytest.raises(AssertionError, match="stride=2"):
+        L.InceptionBN(3, 1, 1, 1, 1, 1, "avg", proj_pool=1, stride=2)
+    with pytest.raises(AssertionError, match="proj_pool=None"):
+        L.InceptionBN(3, 1, 1, 1, 1, 1, "max")
 
 
 @testing.fix_random(7)  # weights come from the global RNG; keep them off ReLU kinks

@@ -31,7 +31,9 @@ def _w_mat(W: Any) -> Any:
 def _forward(x: Any, W: Any, s: tuple[int, int]) -> Any:
     N = x.shape[0]
     O, oh, ow, C, kh, kw = W.shape
-    y = _cols(x, kh, kw, s, oh, ow) @ _w_mat(W)  # (L, N, O)
+    # A W of another float dtype: the product is taken in the promoted dtype
+    # and the result returned in x's, as Chainer v7 does.
+    y = (_cols(x, kh, kw, s, oh, ow) @ _w_mat(W)).astype(x.dtype, copy=False)
     return y.transpose(1, 2, 0).reshape(N, O, oh, ow)
 
 
@@ -40,7 +42,8 @@ def _grad_x(W: Any, gy: Any, s: tuple[int, int], x_shape: tuple[int, ...]) -> An
     N = gy.shape[0]
     O, oh, ow, C, kh, kw = W.shape
     gyt = gy.reshape(N, O, oh * ow).transpose(2, 0, 1)  # (L, N, O)
-    gcol = (gyt @ _w_mat(W).swapaxes(1, 2)).reshape(oh, ow, N, C, kh, kw)
+    gcol = (gyt @ _w_mat(W).swapaxes(1, 2)).astype(gy.dtype, copy=False)
+    gcol = gcol.reshape(oh, ow, N, C, kh, kw)
     gcol = gcol.transpose(2, 3, 4, 5, 0, 1)  # N, C, kh, kw, oh, ow
     H = max(x_shape[2], (oh - 1) * s[0] + kh)
     Wd = max(x_shape[3], (ow - 1) * s[1] + kw)
@@ -70,7 +73,9 @@ class LocalConvolution2DFunction(FunctionNode):
         x, w = in_types[0], in_types[1]
         type_check.expect(
             x.dtype.kind == "f",
-            w.dtype == x.dtype,
+            # As in Chainer v7, W may have another float dtype than x: the
+            # product is computed in x's dtype, gW comes back in W's.
+            w.dtype.kind == "f",
             x.ndim == 4,
             w.ndim == 6,
             x.shape[1] == w.shape[3],
@@ -111,7 +116,8 @@ class LocalConvolution2DFunction(FunctionNode):
             if i == 0:
                 ret.append(_LocalGradX(self.stride, tuple(x.shape)).apply((W, gy))[0])
             elif i == 1:
-                ret.append(_LocalGradW(self.stride, tuple(W.shape)).apply((x, gy))[0])
+                node = _LocalGradW(self.stride, tuple(W.shape), W.dtype)
+                ret.append(node.apply((x, gy))[0])
             else:
                 ret.append(_sum(gy, axis=0))
         return tuple(ret)
@@ -133,21 +139,26 @@ class _LocalGradX(FunctionNode):
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
-                ret.append(_LocalGradW(self.stride, tuple(W.shape)).apply((ggx, gy))[0])
+                node = _LocalGradW(self.stride, tuple(W.shape), W.dtype)
+                ret.append(node.apply((ggx, gy))[0])
             else:
                 ret.append(LocalConvolution2DFunction(self.stride).apply((ggx, W))[0])
         return tuple(ret)
 
 
 class _LocalGradW(FunctionNode):
-    def __init__(self, stride: tuple[int, int], w_shape: tuple[int, ...]) -> None:
+    def __init__(
+        self, stride: tuple[int, int], w_shape: tuple[int, ...], w_dtype: Any
+    ) -> None:
         self.stride = stride
         self.w_shape = w_shape
+        self.w_dtype = w_dtype
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, gy = inputs
-        return (_grad_w(x, gy, self.stride, self.w_shape),)
+        gw = _grad_w(x, gy, self.stride, self.w_shape)
+        return (gw.astype(self.w_dtype, copy=False),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         x, gy = self.get_retained_inputs()

@@ -14,6 +14,14 @@ from kusari.links.connection.convolution_2d import Convolution2D
 from kusari.links.normalization.batch_normalization import BatchNormalization
 
 
+class InceptionBNArchitectureError(ValueError, AssertionError):
+    """A 1x1 branch was asked for with ``stride != 1`` or without ``proj_pool``.
+
+    A ``ValueError``, and also an ``AssertionError`` because Chainer checked
+    this with ``assert`` and code written for it catches that.
+    """
+
+
 class InceptionBN(link.Chain):
     """Inception module with batch normalization (Ioffe & Szegedy, 2015).
 
@@ -65,8 +73,9 @@ class InceptionBN(link.Chain):
                 f"InceptionBN: pooltype must be 'max' or 'avg', got {pooltype!r}"
             )
         if out1 > 0 and (stride != 1 or proj_pool is None):
-            raise ValueError(
-                "InceptionBN: a 1x1 branch (out1 > 0) needs stride=1 and a proj_pool"
+            raise InceptionBNArchitectureError(
+                "InceptionBN: a 1x1 branch (out1 > 0) needs stride=1 and a proj_pool, "
+                f"got stride={stride}, proj_pool={proj_pool}"
             )
         self.out1 = out1
         self.proj_pool = proj_pool
