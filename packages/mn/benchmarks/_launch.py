@@ -15,8 +15,14 @@ def under_mpi() -> bool:
 
 
 def oversubscribed(n: int) -> bool:
-    """Whether ``n`` more busy processes exceed this machine's cores now."""
-    return os.getloadavg()[0] + n > (os.cpu_count() or 1)
+    """Whether ``n`` more busy processes exceed this machine's cores now.
+
+    Half a core of slack: a load average of a few tenths is background
+    (daemons, the launcher itself), not another job holding a core, and with
+    ``n`` equal to the number of cores a threshold of zero would call even
+    an idle machine oversubscribed.
+    """
+    return os.getloadavg()[0] + n > (os.cpu_count() or 1) + 0.5
 
 
 def yield_policy(n: int) -> tuple[bool, str]:

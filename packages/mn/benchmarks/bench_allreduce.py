@@ -3,17 +3,31 @@
 
 Two parameter sets: the MNIST MLP 784-1000-1000-10 (1.8 M float32) and one
 with ResNet-50's 161 parameter shapes (25.6 M float32). All cases run in
-the same job, interleaved in rotating order; the best and the median of
-each are reported, with the best's ratio to the raw Allreduce and the
-median of the per-repetition ratios. Cases:
+the same job, interleaved in rotating order, many repetitions. For each
+case the report gives the best and the median time per call, and, what
+decides, the **paired** medians: the median over repetitions of the case's
+time divided by the raw Allreduce's time *in the same repetition*, for wall
+time (the slowest rank) and for CPU time (both ranks added), which a slow
+spell of a shared machine moves much less than wall time. Cases:
 gradients already in the buffer's views, gradients replaced by new arrays
-(copied in once), the views again with the ring reduction switched off
-(divided by the size in one pass, then one Allreduce: what
-``multi_node_mean_grad`` does below the ring's size threshold), float16 on
-the wire (Alltoallv + NumPy sum + Allgatherv), and for comparison float16
+(``cleargrads`` + backward), the views again with the ring reduction
+switched off (divided by the size in one pass, then one Allreduce: what
+``multi_node_mean_grad`` does below the ring's size threshold), the bare
+ring on a plain buffer (the transport without the call around it), float16
+on the wire (Alltoallv + NumPy sum + Allgatherv), and for comparison float16
 summed by one Allreduce with a Python-level MPI user op.
 
-    python bench_allreduce.py [--ranks 2] [--repeat 100]
+``--sweep`` times the ring against the pass + Allreduce on plain buffers
+from 64 KiB to 64 MiB instead (paired the same way) and prints the smallest
+size from which the ring wins at every larger size, for ``MIN_SHARD_BYTES``
+in ``communicators/_ring.py``.
+
+Whether waiting ranks spin or yield their core changes the result on a
+busy machine (the ring waits ``size`` times per call, the Allreduce once):
+``--yield auto`` (the default) yields when the load says the cores are
+taken; ``on``/``off`` force it, to compare.
+
+    python bench_allreduce.py [--ranks 2] [--repeat 100] [--sweep] [--yield auto]
 """
 
 from __future__ import annotations
@@ -90,71 +104,99 @@ def _user_op_half_sum(mpi_comm: object, buf: np.ndarray) -> None:
     mpi_comm.Allreduce(MPI.IN_PLACE, [buf, mpi_type], op)  # type: ignore[attr-defined]
 
 
+Cases = dict[str, tuple[Callable[[], object], Callable[[], None] | None]]
+
+
 def _time_cases(
     mpi: object,
-    cases: dict[str, tuple[Callable[[], object], Callable[[], None] | None]],
+    cases: Cases,
     reps: int,
     flush: np.ndarray | None,
     calls: int = 1,
-) -> dict[str, np.ndarray]:
-    """Every rank's slowest time per call of each repetition of each case, in s.
+    resets: dict[str, Callable[[], None]] | None = None,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per repetition of each case: the slowest rank's wall time and both
+    ranks' CPU time added, per call, in s.
 
     Each repetition runs every case once, in rotating order (no case always
     first or last). Before its timed calls a case runs once untimed, so
     that every case is timed in the same cache state: its own buffer warm,
-    as in a training loop that reduces the same buffer every step. Then
-    ``calls`` calls run back to back and their mean is the sample: after
-    the first, the ranks arrive at each call together, as in training,
-    where one call alone would charge the call for how far apart the
-    ranks left the Barrier before it (large on a busy machine). With
-    ``flush`` (and one call), a pass over that array (larger than the
-    last-level cache) evicts the buffers first, so every case runs cold.
+    as in a training loop that reduces the same buffer every step. Then,
+    after a Barrier, ``calls`` calls run back to back and their mean is the
+    sample: after the first, the ranks arrive at each call together, as in
+    training, where one call alone would charge the call for how far apart
+    the ranks left the Barrier (large on a busy machine). With ``flush``
+    (and one call), a pass over that array (larger than the last-level
+    cache) evicts the buffers first, so every case runs cold. ``resets``
+    run untimed before a case's sample (the raw Allreduce's buffer gets the
+    gradients' values back: sums grow, and the same bytes are compared).
     """
     from mpi4py import MPI
 
-    times: dict[str, list[float]] = {k: [] for k in cases}
+    wall: dict[str, list[float]] = {k: [] for k in cases}
+    cpu: dict[str, list[float]] = {k: [] for k in cases}
     keys = list(cases)
     for rep in range(reps):
         for key in keys[rep % len(keys) :] + keys[: rep % len(keys)]:
             fn, setup = cases[key]
+            if resets and key in resets:
+                resets[key]()
             if setup is not None:
                 setup()
             fn()
             if flush is not None:
                 flush += 1.0
             mpi.Barrier()  # type: ignore[attr-defined]
+            c0 = time.process_time()
             t0 = time.perf_counter()
             for _ in range(calls):
                 if setup is not None:
                     setup()  # a few reference assignments (microseconds)
                 fn()
-            times[key].append((time.perf_counter() - t0) / calls)
+            wall[key].append((time.perf_counter() - t0) / calls)
+            cpu[key].append((time.process_time() - c0) / calls)
     out = {}
-    for key, ts in times.items():
-        a = np.array(ts)
-        mpi.Allreduce(MPI.IN_PLACE, a, MPI.MAX)  # type: ignore[attr-defined]
-        out[key] = a
+    for key in keys:
+        w = np.array(wall[key])
+        c = np.array(cpu[key])
+        mpi.Allreduce(MPI.IN_PLACE, w, MPI.MAX)  # type: ignore[attr-defined]
+        mpi.Allreduce(MPI.IN_PLACE, c, MPI.SUM)  # type: ignore[attr-defined]
+        out[key] = (w, c)
     return out
 
 
-def _summary(times: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
-    raw = times["raw"]
+def _summary(
+    times: dict[str, tuple[np.ndarray, np.ndarray]], base: str = "raw"
+) -> dict[str, dict[str, float]]:
+    raw_wall, raw_cpu = times[base]
     return {
         key: {
-            "best_ms": float(a.min() * 1e3),
-            "median_ms": float(np.median(a) * 1e3),
+            "best_ms": float(w.min() * 1e3),
+            "median_ms": float(np.median(w) * 1e3),
             # the ratio within each repetition, whose median a slow spell
             # of the shared machine that hits both cases does not move
-            "paired": float(np.median(a / raw)),
+            "paired": float(np.median(w / raw_wall)),
+            "cpu_ms": float(np.median(c) * 1e3),
+            "paired_cpu": float(np.median(c / raw_cpu)),
         }
-        for key, a in times.items()
+        for key, (w, c) in times.items()
     }
+
+
+def _ring_vs_pass(
+    times: dict[str, tuple[np.ndarray, np.ndarray]], ring: str, other: str
+) -> dict[str, float]:
+    """Paired medians of ``ring``'s time over ``other``'s (wall, CPU)."""
+    (rw, rc), (ow, oc) = times[ring], times[other]
+    return {"wall": float(np.median(rw / ow)), "cpu": float(np.median(rc / oc))}
 
 
 def worker(repeat: int) -> None:
     from mpi4py import MPI
 
     import kusari_mn
+    from kusari_mn.communicators._memory_utility import zeros
+    from kusari_mn.communicators._ring import RingMean
 
     comm = kusari_mn.create_communicator("flat")
     # the same, with the ring reduction (mean fused into it) switched off
@@ -165,6 +207,7 @@ def worker(repeat: int) -> None:
     half_op = kusari_mn.create_communicator("flat", allreduce_grad_dtype=np.float16)
     half_op._half = _user_op_half_sum  # type: ignore[assignment]
     mpi = comm.mpi_comm
+    ring = RingMean()
     # 64 MB: more than the last-level cache of the machines this runs on
     flush = np.zeros(8 * 2**20)
     results: dict[str, object] = {"load_before": os.getloadavg()[0]}
@@ -177,13 +220,25 @@ def worker(repeat: int) -> None:
         }
         fresh = [p.grad.copy() for p in models["fresh"].params()]  # type: ignore[attr-defined]
         n = sum(int(np.prod(s)) for s in shapes)
-        # zeros: summing them in place never overflows, however many calls
-        raw = np.zeros(n, np.float32)
+        # The raw Allreduce sums the gradients' own values (refilled before
+        # every sample, so that they grow by at most size**calls) on a
+        # buffer placed like the communicator's: the same bytes. (It used
+        # to sum zeros on an ordinary allocation, and how much of a buffer
+        # is huge pages moved a 7.2 MB Allreduce by 20% here.)
+        values = np.concatenate(
+            [p.grad.ravel() for p in models["views_allreduce"].params()]  # type: ignore[attr-defined]
+        )
+        # placed like the communicator's buffers (huge pages: see zeros)
+        raw = zeros(np, n, np.float32)
+        raw[...] = values
+        plain = zeros(np, n + 1, np.float32)  # the bare ring's (and a flag)
+        plain[:n] = values
+        resets = {"raw": partial(np.copyto, raw, values)}
         small = n < 5_000_000
         reps = repeat if small else max(5, repeat // 6)
 
         replace_grads = partial(_replace_grads, models["fresh"], fresh)
-        f32: dict[str, tuple[Callable[[], object], Callable[[], None] | None]] = {
+        f32: Cases = {
             "raw": (partial(mpi.Allreduce, MPI.IN_PLACE, raw, MPI.SUM), None),
             "views": (partial(comm.multi_node_mean_grad, models["views"]), None),
             "fresh": (
@@ -194,16 +249,21 @@ def worker(repeat: int) -> None:
                 partial(no_ring.multi_node_mean_grad, models["views_allreduce"]),
                 None,
             ),
+            "ring_only": (partial(ring, mpi, plain, 1.0 / comm.size), None),
         }
         out: dict[str, object] = {"floats": n, "arrays": len(shapes), "reps": reps}
         calls = 10 if small else 2
         out["calls"] = calls
-        out["warm"] = _summary(_time_cases(mpi, f32, reps, None, calls))
+        warm = _time_cases(mpi, f32, reps, None, calls, resets)
+        out["warm"] = _summary(warm)
+        out["ring_vs_off"] = _ring_vs_pass(warm, "views", "views_allreduce")
         if small:  # ResNet-50's 102 MB never fit the cache: always cold
-            out["cold"] = _summary(_time_cases(mpi, f32, reps, flush))
+            cold = _time_cases(mpi, f32, reps, flush, 1, resets)
+            out["cold"] = _summary(cold)
+            out["ring_vs_off_cold"] = _ring_vs_pass(cold, "views", "views_allreduce")
         # float16 apart: its casts churn the cache and take tens of times as
         # long, which would disturb the float32 cases' timings
-        f16: dict[str, tuple[Callable[[], object], Callable[[], None] | None]] = {
+        f16: Cases = {
             "raw": f32["raw"],
             "fp16": (partial(half.multi_node_mean_grad, models["fp16"]), None),
             "fp16_userop": (
@@ -211,11 +271,69 @@ def worker(repeat: int) -> None:
                 None,
             ),
         }
-        out["fp16"] = _summary(_time_cases(mpi, f16, max(3, reps // 6), None, 1))
+        out["fp16"] = _summary(
+            _time_cases(mpi, f16, max(3, reps // 6), None, 1, resets)
+        )
         results[name] = out
     results["load_after"] = os.getloadavg()[0]
     if comm.rank == 0:
         print(json.dumps({"ranks": comm.size, "results": results}))
+
+
+#: Buffer sizes of ``--sweep``, bytes.
+SWEEP_BYTES = [2**k for k in range(16, 27)] + [7_184_040]
+
+
+def sweep_worker(repeat: int) -> None:
+    """The ring against the 1/size pass + one Allreduce on plain float32
+    buffers of every size in :data:`SWEEP_BYTES`, paired per repetition."""
+    from mpi4py import MPI
+
+    from kusari_mn.communicators._memory_utility import zeros
+    from kusari_mn.communicators._ring import RingMean
+
+    mpi = MPI.COMM_WORLD
+    ring = RingMean()
+    scale = 1.0 / mpi.size
+    rows = []
+    for nbytes in sorted(SWEEP_BYTES):
+        # values like gradients' (a mean of equal values keeps them)
+        a = zeros(np, nbytes // 4, np.float32)
+        a[...] = np.random.RandomState(0).rand(nbytes // 4)
+        b = zeros(np, nbytes // 4, np.float32)
+        b[...] = a
+
+        def pass_allreduce(buf: np.ndarray = b) -> None:
+            np.multiply(buf, scale, out=buf)
+            mpi.Allreduce(MPI.IN_PLACE, buf, MPI.SUM)
+
+        cases: Cases = {
+            "ring": (partial(ring, mpi, a, scale), None),
+            "pass_allreduce": (pass_allreduce, None),
+        }
+        # the same number of calls per sample at every size (about 10 ms)
+        calls = max(2, min(50, (10 << 20) // nbytes))
+        reps = repeat if nbytes <= 8 << 20 else max(10, repeat // 4)
+        times = _time_cases(mpi, cases, reps, None, calls)
+        summary = _summary(times, base="pass_allreduce")["ring"]
+        summary["bytes"] = nbytes
+        summary["shard_bytes"] = nbytes // mpi.size
+        summary["reps"] = reps
+        rows.append(summary)
+    if mpi.rank == 0:
+        print(json.dumps({"ranks": mpi.size, "load": os.getloadavg()[0], "rows": rows}))
+
+
+def _threshold(rows: list[dict[str, float]]) -> int | None:
+    """The smallest shard size from which the ring's paired wall and CPU
+    medians are both below the pass + Allreduce's at every larger size."""
+    best = None
+    for row in sorted(rows, key=lambda r: -r["bytes"]):
+        if row["paired"] < 1.0 and row["paired_cpu"] < 1.0:
+            best = int(row["shard_bytes"])
+        else:
+            break
+    return best
 
 
 def _print_block(title: str, block: dict[str, dict[str, float]]) -> None:
@@ -225,29 +343,71 @@ def _print_block(title: str, block: dict[str, dict[str, float]]) -> None:
         print(
             f"    {key:<16}{t['best_ms']:>9.2f} ({t['median_ms']:.2f})"
             f"   best x{t['best_ms'] / raw:.3f} of raw, paired median "
-            f"x{t['paired']:.3f}"
+            f"x{t['paired']:.3f}, CPU x{t['paired_cpu']:.3f}"
         )
+
+
+def _launch(args: argparse.Namespace, mode: str) -> tuple[dict[str, object], str]:
+    preset = {"on": "1", "off": "0"}.get(args.yield_)
+    if preset is not None:
+        os.environ["OMPI_MCA_mpi_yield_when_idle"] = preset
+    yields, note = yield_policy(args.ranks)
+    out = mpiexec(
+        args.ranks,
+        __file__,
+        mode,
+        "--repeat",
+        str(args.repeat),
+        yield_when_idle=yields,
+    )
+    return json.loads(out.strip().splitlines()[-1]), note
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=100)
+    parser.add_argument(
+        "--sweep", action="store_true", help="ring vs pass + Allreduce by size"
+    )
+    parser.add_argument(
+        "--yield",
+        dest="yield_",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="whether waiting ranks yield their core (auto: by the load)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--sweep-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.sweep_worker:
+        sweep_worker(args.repeat)
+        return
     if args.worker or under_mpi():
         worker(args.repeat)
         return
-    yields, note = yield_policy(args.ranks)
-    out = mpiexec(
-        args.ranks,
-        __file__,
-        "--worker",
-        "--repeat",
-        str(args.repeat),
-        yield_when_idle=yields,
-    )
-    data = json.loads(out.strip().splitlines()[-1])
+    if args.sweep:
+        data, note = _launch(args, "--sweep-worker")
+        print(
+            f"ring (mean fused) vs 1/size pass + Allreduce, {data['ranks']} ranks, "
+            f"plain float32 buffers; {note}; load {data['load']:.1f} at the end\n"
+            "paired: median over repetitions of ring time / pass+Allreduce time "
+            "in the same repetition (wall: slowest rank; CPU: ranks added)"
+        )
+        for row in data["rows"]:  # type: ignore[attr-defined]
+            print(
+                f"  {row['bytes'] / 2**20:8.3f} MiB ({row['reps']} reps): ring "
+                f"best {row['best_ms']:7.3f} ms, paired x{row['paired']:.3f}, "
+                f"CPU x{row['paired_cpu']:.3f}"
+            )
+        shard = _threshold(data["rows"])  # type: ignore[arg-type]
+        print(
+            "ring wins from a shard of "
+            + ("(no size)" if shard is None else f"{shard / 2**10:.0f} KiB")
+            + " at every larger size in this run"
+        )
+        return
+    data, note = _launch(args, "--worker")
     results = data["results"]
     print(
         f"kusari_mn multi_node_mean_grad vs raw mpi4py Allreduce (in place, same "
@@ -259,12 +419,13 @@ def main() -> None:
     print(
         "views: gradients left in their buffer views; fresh: replaced by new "
         "arrays (cleargrads + backward);\nviews_allreduce: views, ring off "
-        "(1/size pass + one Allreduce);\nwarm: every case's buffer in cache, "
-        "the mean of back-to-back calls (as in training); cold: caches flushed, "
-        "then one call after a Barrier;\n"
+        "(1/size pass + one Allreduce); ring_only: the ring on a plain buffer;\n"
+        "warm: every case's buffer in cache, the mean of back-to-back calls (as "
+        "in training); cold: caches flushed, then one call after a Barrier;\n"
         "fp16: allreduce_grad_dtype=float16; fp16_userop: the same, summed by "
         "one Allreduce with a Python-level MPI user op;\npaired: median over "
-        "repetitions of the case's time / raw's time in the same repetition"
+        "repetitions of the case's time / raw's time in the same repetition "
+        "(wall: slowest rank; CPU: both ranks' CPU time added)"
     )
     for name in ("mlp", "resnet50"):
         r = results[name]
@@ -275,6 +436,13 @@ def main() -> None:
         for mode in ("warm", "cold", "fp16"):
             if mode in r:
                 _print_block(mode, r[mode])
+        for key, label in (("ring_vs_off", "warm"), ("ring_vs_off_cold", "cold")):
+            if key in r:
+                v = r[key]
+                print(
+                    f"  ring on / ring off ({label}, paired): wall x{v['wall']:.3f}, "
+                    f"CPU x{v['cpu']:.3f}"
+                )
 
 
 if __name__ == "__main__":

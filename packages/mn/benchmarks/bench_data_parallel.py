@@ -10,7 +10,11 @@ each is reported with the worst (how noisy the machine was), and the
 ratios to 1 rank and to the non-communicating ceiling. Synthetic data, so
 nothing is downloaded.
 
-    python bench_data_parallel.py [--iterations 20] [--rounds 3]
+``--profile`` instead splits every step of 1 rank, 2 non-communicating
+ranks and 2 averaging ranks into forward + backward, the wait for the last
+rank, the exchange and the update (see ``_profile``).
+
+    python bench_data_parallel.py [--iterations 20] [--rounds 3] [--profile]
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +38,7 @@ def worker(
     batch: int,
     double_buffering: bool = False,
     grad_dtype: str | None = None,
+    profile: bool = False,
 ) -> None:
     import kusari
     import kusari.functions as F
@@ -62,6 +68,9 @@ def worker(
     t = rng.randint(0, 10, batch).astype(np.int32)
     for _ in range(3):
         optimizer.update(model, x, t)
+    if profile:
+        _profile(comm, optimizer, model, x, t, iterations)
+        return
     best = float("inf")
     for _ in range(3):
         comm.mpi_comm.Barrier()
@@ -84,6 +93,83 @@ def worker(
         )
 
 
+def _profile(
+    comm: Any, optimizer: Any, model: Any, x: Any, t: Any, iterations: int
+) -> None:
+    """Where a step's time goes, per iteration, on every rank.
+
+    The step is the plain MultiNodeOptimizer.update split into its parts:
+    forward + backward, the gradient averaging, the wrapped optimizer's
+    update. ``time.perf_counter`` is CLOCK_MONOTONIC, one clock for every
+    process of the machine, so the ranks' timestamps compare directly: the
+    averaging is split into the wait for the last rank to arrive and the
+    exchange itself (from that arrival to this rank's return).
+    """
+    from kusari_mn.optimizers import _backward
+
+    actual = optimizer.actual_optimizer
+    stamps = np.empty((iterations, 4))
+    for i in range(iterations):
+        stamps[i, 0] = time.perf_counter()
+        _backward(actual, model, (x, t), {})
+        stamps[i, 1] = time.perf_counter()
+        synced = optimizer._mean_grad_or_resync(actual.target)
+        stamps[i, 2] = time.perf_counter()
+        if not synced:
+            actual.update()
+        stamps[i, 3] = time.perf_counter()
+    everyone = np.array(comm.allgather_obj(stamps))  # (ranks, iterations, 4)
+    if comm.rank != 0:
+        return
+    last_arrival = everyone[:, :, 1].max(axis=0)
+    parts = {
+        "forward+backward": everyone[:, :, 1] - everyone[:, :, 0],
+        "wait for the last rank": last_arrival - everyone[:, :, 1],
+        "exchange": everyone[:, :, 2] - last_arrival,
+        "update": everyone[:, :, 3] - everyone[:, :, 2],
+        "step": everyone[:, :, 3] - everyone[:, :, 0],
+    }
+    print(
+        json.dumps(
+            {
+                "ranks": comm.size,
+                "communicator": type(comm).__name__,
+                # medians over iterations, then the mean over ranks, in ms
+                "parts_ms": {
+                    k: float(np.median(v, axis=1).mean() * 1e3)
+                    for k, v in parts.items()
+                },
+            }
+        )
+    )
+
+
+def _run_profile(args: argparse.Namespace) -> None:
+    yields, note = yield_policy(2)
+    print(
+        f"where a step goes (medians over {args.iterations} iterations, mean of "
+        f"the ranks, ms; {args.rounds} rounds); {note}"
+    )
+    for round_ in range(args.rounds):
+        for n, name in ((1, "flat"), (2, "dummy"), (2, "flat")):
+            out = mpiexec(
+                n,
+                __file__,
+                "--worker",
+                "--profile",
+                "--communicator",
+                name,
+                "--iterations",
+                str(args.iterations),
+                "--batchsize",
+                str(args.batchsize),
+                yield_when_idle=yields,
+            )
+            data = json.loads(out.strip().splitlines()[-1])
+            parts = ", ".join(f"{k} {v:.2f}" for k, v in data["parts_ms"].items())
+            print(f"  round {round_}, {n} rank(s) {name}: {parts}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--iterations", type=int, default=20)
@@ -100,6 +186,11 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=3, help="interleaved repeats of every job"
     )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="split each step into compute, waiting, exchange and update",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker or under_mpi():
@@ -109,7 +200,11 @@ def main() -> None:
             args.batchsize,
             args.double_buffering,
             args.allreduce_grad_dtype,
+            args.profile,
         )
+        return
+    if args.profile:
+        _run_profile(args)
         return
     configs = [
         ("1 rank", 1, "flat", False),

@@ -37,6 +37,17 @@ def test_ring_mean(mpi, n):
         assert f"RING-OK {rank}" in result.stdout, result.output
 
 
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_param_set_cache_and_resync(mpi, n):
+    """The kept walk of a model follows every structural change, a
+    resynchronization request from one rank reaches all, and the optimizers
+    add no collective of their own to a step."""
+    result = mpi(n, "check_param_set.py", timeout=120)
+    assert result.returncode == 0, result.output
+    for rank in range(n):
+        assert f"PARAM-SET-OK {rank}" in result.stdout, result.output
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

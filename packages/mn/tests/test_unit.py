@@ -341,8 +341,8 @@ def test_ring_shards_thresholds_and_bad_input():
 
     assert shards(7, 3) == ([3, 2, 2], [0, 3, 5])
     assert shards(2, 3) == ([1, 1, 0], [0, 1, 2])
-    assert ring_fits(np.float32, 1 << 18, 2)
-    assert not ring_fits(np.float32, (1 << 18) - 2, 2)
+    assert ring_fits(np.float32, 1 << 20, 2)  # 2 MiB shards
+    assert not ring_fits(np.float32, (1 << 20) - 2, 2)
     assert not ring_fits(np.float16, 1 << 30, 2)
     assert not ring_fits(np.float64, 1 << 30, 1)
     ring = RingMean()
@@ -393,3 +393,20 @@ def test_grad_group_flag_blank_and_unscaled_load():
     assert buffers.load(params, 0.5)  # now every gradient is its view
     for name, p in params:
         np.testing.assert_array_equal(p.grad, expect[name])
+
+
+def test_large_host_buffers_start_on_a_huge_page():
+    from kusari_mn.communicators._memory_utility import HUGE_PAGE, GradGroup, zeros
+
+    for dtype, count in ((np.float32, 1796011), (np.float64, 3 << 18)):
+        a = zeros(np, count, dtype)
+        assert a.shape == (count,) and a.dtype == dtype
+        assert a.ctypes.data % HUGE_PAGE == 0 and a.flags.c_contiguous
+        assert not a.any()
+        # the allocation reaches a whole huge page past the end
+        assert a.base.size >= a.nbytes + HUGE_PAGE
+    small = zeros(np, 100, np.float32)
+    assert small.base is None and not small.any()
+    group = GradGroup(np.float32, [0], [np.ones((1000, 1000), np.float32)], None)
+    assert group.packet.ctypes.data % HUGE_PAGE == 0
+    assert group.packet.size == 1000 * 1000 + 1

@@ -124,6 +124,18 @@ class Link(device_resident.DeviceResident):
             )
 
     def __setattr__(self, name: str, value: Any) -> None:
+        # Whatever adds, drops or replaces a parameter or a child link moves
+        # the version (see param_set_version); other attributes (running
+        # statistics, recurrent states) are set every step and cost one
+        # dict lookup here.
+        if name == "_children":
+            _bump_param_set_version()
+            if type(value) is list:
+                value = _ChildList(value)
+        elif isinstance(value, _STRUCTURAL) or isinstance(
+            self.__dict__.get(name), _STRUCTURAL
+        ):
+            _bump_param_set_version()
         if self.within_init_scope and isinstance(value, Parameter):
             if "_params" not in self.__dict__:
                 raise AttributeError(
@@ -138,6 +150,8 @@ class Link(device_resident.DeviceResident):
         super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
+        if name in self._params or isinstance(self.__dict__.get(name), _STRUCTURAL):
+            _bump_param_set_version()
         self._params.discard(name)
         self._persistent.discard(name)
         super().__delattr__(name)
@@ -228,8 +242,53 @@ class Link(device_resident.DeviceResident):
             raise AttributeError(
                 f"cannot register non-existent attribute {name!r} as a persistent value"
             )
+        if name in self._params:
+            _bump_param_set_version()
         self._persistent.add(name)
         self._params.discard(name)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Unpickling and copy.copy/deepcopy fill __dict__ without
+        # __setattr__: a list of children from an older pickle is made a
+        # tracked one here.
+        children = state.get("_children")
+        if type(children) is list:
+            state = dict(state, _children=_ChildList(children))
+        self.__dict__.update(state)
+        _bump_param_set_version()
+
+    @property
+    def param_set_version(self) -> int:
+        """A number that changes whenever the parameter set may have changed.
+
+        It moves whenever a link (this one or any other) gains, loses or
+        replaces a parameter or a child link: registration in
+        :meth:`init_scope`, :meth:`add_param`, ``del``, assigning over a
+        registered name, :meth:`register_persistent` of a parameter's name,
+        and every change of a :class:`~kusari.Chain`'s, a
+        :class:`~kusari.ChainList`'s or a :class:`~kusari.Sequential`'s
+        children. Equal numbers from two reads therefore mean that
+        :meth:`namedparams` yields the same parameter objects under the same
+        names, so a caller can keep that list instead of walking the tree
+        again (as ``kusari_mn`` does every training step). It does not
+        follow a parameter's array: a lazily initialized parameter getting
+        its array, or an array replaced by another, leaves it alone (compare
+        ``param.array`` by identity for that).
+
+        It is one counter for the whole process (a link does not know its
+        parents, and a change deep in a model must show at its root without
+        a walk); reading it costs an attribute lookup.
+
+        Example:
+            >>> import kusari
+            >>> model = kusari.Chain()
+            >>> before = model.param_set_version
+            >>> with model.init_scope():
+            ...     model.fc = kusari.links.Linear(3, 2)
+            >>> model.param_set_version != before
+            True
+        """
+        return _param_set_version[0]
 
     # -- traversal ----------------------------------------------------------
 
@@ -529,6 +588,54 @@ class Link(device_resident.DeviceResident):
         return _link_impl.format_tree(type(self).__name__, specs, children)
 
     __str__ = __repr__
+
+
+# The process-wide parameter-set version (Link.param_set_version), in a list
+# so that moving it is one item assignment, without a ``global`` statement.
+_param_set_version = [0]
+
+# Values whose assignment to (or removal from) a link's attribute may change
+# a parameter set.
+_STRUCTURAL = (Parameter, Link)
+
+
+def _bump_param_set_version() -> None:
+    _param_set_version[0] += 1
+
+
+class _ChildList(list):
+    """The list of a ChainList's (or a Sequential's) child links: changing it
+    in place moves :attr:`Link.param_set_version`."""
+
+    __slots__ = ()
+
+
+def _bumping(method_name: str) -> Any:
+    method = getattr(list, method_name)
+
+    def changed(self: _ChildList, *args: Any, **kwargs: Any) -> Any:
+        _bump_param_set_version()
+        return method(self, *args, **kwargs)
+
+    changed.__name__ = method_name
+    return changed
+
+
+for _method_name in (
+    "__setitem__",
+    "__delitem__",
+    "__iadd__",
+    "__imul__",
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "sort",
+    "reverse",
+):
+    setattr(_ChildList, _method_name, _bumping(_method_name))
 
 
 def __getattr__(name: str) -> Any:

@@ -8,11 +8,13 @@ and serialization behave as before; only :meth:`update` changes.
 from __future__ import annotations
 
 import atexit
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from mpi4py import MPI
 
+from kusari_mn.communicators._mean_grad import GradMeanMixin
 from kusari_mn.communicators._memory_utility import GradBuffer
 from kusari_mn.communicators._reduction import sum_op_and_type
 from kusari_mn.communicators.mpi_communicator_base import MpiCommunicatorBase
@@ -38,11 +40,41 @@ def _finish_in_flight() -> None:
 atexit.register(_finish_in_flight)
 
 
-def _param_signature(link: Any) -> list[tuple[str, tuple[int, ...]]]:
-    return [
-        (name, tuple(p.array.shape))
-        for name, p in link.namedparams(include_uninit=False)
-    ]
+def _param_snapshot(
+    link: Any,
+) -> tuple[list[tuple[str, tuple[int, ...]]], Any]:
+    """The names and shapes of ``link``'s initialized parameters, and what
+    :func:`_unchanged` needs to tell later, without a walk, that they are
+    the same (None for a link without ``param_set_version``)."""
+    signature = []
+    arrays = []
+    for name, p in link.namedparams():
+        array = p.array
+        if array is not None:
+            signature.append((name, tuple(array.shape)))
+        arrays.append((p, array, None if array is None else array.shape))
+    version = getattr(link, "param_set_version", None)
+    if version is None:
+        return signature, None
+    return signature, (weakref.ref(link), version, arrays)
+
+
+def _unchanged(link: Any, seen: Any) -> bool:
+    """Whether ``link``'s initialized parameters are still those of
+    snapshot ``seen``: no parameter or child added, removed or replaced
+    (``param_set_version``), and every parameter holding the same array
+    with the same shape (a lazily initialized one getting its array
+    replaces None)."""
+    if seen is None:
+        return False
+    ref, version, arrays = seen
+    if ref() is not link or link.param_set_version != version:
+        return False
+    for p, array, shape in arrays:
+        now = p.array
+        if now is not array or (now is not None and now.shape != shape):
+            return False
+    return True
 
 
 def _backward(
@@ -69,6 +101,7 @@ class _MultiNodeOptimizer:
         object.__setattr__(self, "communicator", communicator)
         object.__setattr__(self, "zero_fill", zero_fill)
         object.__setattr__(self, "target_params", [])
+        object.__setattr__(self, "_seen", None)
 
     def __repr__(self) -> str:
         return f"MultiNodeOptimizer({self.actual_optimizer!r})"
@@ -85,35 +118,64 @@ class _MultiNodeOptimizer:
         self.actual_optimizer.setup(link)
         if all(p.array is not None for p in link.params()):
             self.communicator.bcast_data(link)
-            object.__setattr__(self, "target_params", _param_signature(link))
+            self._remember(*_param_snapshot(link))
         return self
 
+    def _remember(self, signature: list[Any], seen: Any) -> None:
+        object.__setattr__(self, "target_params", signature)
+        object.__setattr__(self, "_seen", seen)
+
     def is_changed(self, target: Any) -> bool:
-        """True (and remembered) when the set of initialized parameters changed."""
-        params = _param_signature(target)
+        """True (and remembered) when the set of initialized parameters changed.
+
+        While ``target.param_set_version`` and every parameter's array stay
+        the same, this is answered without walking the model.
+        """
+        if _unchanged(target, self._seen):
+            return False
+        params, seen = _param_snapshot(target)
+        object.__setattr__(self, "_seen", seen)
         if params != self.target_params:
             object.__setattr__(self, "target_params", params)
             return True
         return False
 
-    def _changed_on_any_rank(self, target: Any) -> bool:
-        """Whether to broadcast instead of averaging, decided by all ranks.
+    def _mean_grad_or_resync(self, target: Any) -> bool:
+        """Average the gradients, unless the parameter set changed on some
+        rank; then return True on every rank (broadcast instead).
 
         A rank deciding alone would broadcast while the others average when
-        only some ranks' lazily initialized links got their weights, and
-        the job would hang in mismatched collectives. One 4-byte Allreduce
-        per step settles it; when any rank changed, the ranks compare their
-        parameter sets and all raise the same error if they differ.
+        only some ranks' lazily initialized links got their weights, and the
+        job would hang in mismatched collectives. On an MPI communicator the
+        rank whose set changed says so in the flag of the gradient reduction
+        itself (no collective of its own per step); when any rank changed,
+        the ranks compare their parameter sets and all raise the same error
+        if they differ.
         """
         changed = self.is_changed(target)
         comm = self.communicator
         if not isinstance(comm, MpiCommunicatorBase):
+            if not changed:
+                comm.multi_node_mean_grad(target, self.zero_fill)
             return changed
-        if not comm._on_any_rank(changed):
-            return False
+        if type(comm).multi_node_mean_grad is GradMeanMixin.multi_node_mean_grad:
+            resync = comm._mean_grad(target, self.zero_fill, changed)
+        else:
+            # A communicator with an averaging of its own (dummy, a user's
+            # subclass): the flag takes a 4-byte Allreduce of its own.
+            resync = comm._on_any_rank(changed)
+            if not resync:
+                comm.multi_node_mean_grad(target, self.zero_fill)
+        if resync:
+            self._check_same_params(comm)
+        return resync
+
+    def _check_same_params(self, comm: Any) -> None:
+        """Raise on every rank unless all ranks have the same initialized
+        parameters (collective: one allgather)."""
         signatures = comm.mpi_comm.allgather(self.target_params)
         if any(sig != signatures[0] for sig in signatures):
-            object.__setattr__(self, "target_params", [])  # compare again next time
+            self._remember([], None)  # compare again next time
             counts = ", ".join(
                 f"rank {i}: {len(sig)}" for i, sig in enumerate(signatures)
             )
@@ -123,7 +185,6 @@ class _MultiNodeOptimizer:
                 "its weights on every rank in the same step (run the same first "
                 "forward pass everywhere)"
             )
-        return True
 
     def update(
         self, lossfun: Callable[..., Any] | None = None, *args: Any, **kwds: Any
@@ -137,10 +198,9 @@ class _MultiNodeOptimizer:
         target = self.actual_optimizer.target
         if lossfun is not None:
             _backward(self.actual_optimizer, lossfun, args, kwds)
-        if self._changed_on_any_rank(target):
+        if self._mean_grad_or_resync(target):
             self.communicator.bcast_data(target)
         else:
-            self.communicator.multi_node_mean_grad(target, self.zero_fill)
             self.actual_optimizer.update(None, *args, **kwds)
 
     def __getattr__(self, name: str) -> Any:
@@ -179,13 +239,15 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
         if lossfun is not None:
             _backward(self.actual_optimizer, lossfun, args, kwds)
         comm = self.communicator
-        if self._changed_on_any_rank(target):
+        changed = self.is_changed(target)
+        grads = self._buffers[0]
+        params = grads.select(target, self.zero_fill)
+        # the parameter-set change rides on the layout agreement's Allreduce
+        if comm._load_agreed(grads, params, 1.0 / comm.size, changed):
+            self._check_same_params(comm)
             self._wait_pending()
             comm.bcast_data(target)
             return
-        grads = self._buffers[0]
-        params = grads.select(target, self.zero_fill)
-        comm._load_agreed(grads, params, 1.0 / comm.size)
         if any(group.on_device for group in grads.groups):
             raise ValueError(
                 "create_multi_node_optimizer: double_buffering over MPI supports "

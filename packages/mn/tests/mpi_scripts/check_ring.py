@@ -214,9 +214,10 @@ def check_one_rank_changes(comm):
 
 def check_thresholds():
     mib = 1 << 20
-    assert ring_fits(np.float32, mib // 4, 2)  # 512 KiB shards
-    assert not ring_fits(np.float32, mib // 4 - 2, 2)
-    assert ring_fits(np.float64, 3 * mib // 16, 3)
+    assert ring_fits(np.float32, mib, 2)  # 2 MiB shards
+    assert not ring_fits(np.float32, mib - 2, 2)
+    assert ring_fits(np.float64, 3 * mib // 4, 3)
+    assert not ring_fits(np.float64, 3 * mib // 4 - 3, 3)
     assert not ring_fits(np.float16, 10 * mib, 2)
     assert not ring_fits(np.float32, 10 * mib, 1)
 

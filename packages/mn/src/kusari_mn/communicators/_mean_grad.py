@@ -87,20 +87,51 @@ class GradMeanMixin:
                 only, without ``zero_fill``); the gradients are not
                 averaged then.
         """
+        self._mean_grad(model, zero_fill, False)
+
+    def _mean_grad(self, model: Any, zero_fill: bool, resync: bool) -> bool:
+        """:meth:`multi_node_mean_grad`, with a resynchronization request.
+
+        Collective. ``resync`` is a request from this rank that all ranks
+        skip this averaging (a :class:`MultiNodeOptimizer` whose parameter
+        set changed broadcasts instead of updating); it travels in the
+        layout flag of the reduction the other ranks are in anyway, so a
+        step where no rank asks costs no extra collective.
+
+        Returns:
+            True on every rank when some rank asked: the gradients are then
+            not averaged (on a rank that had already entered the reduction
+            they may have been scaled or summed with another rank's zeros,
+            so they are not to be used), and the layout is compared afresh
+            next time. False after a normal averaging.
+
+        Raises:
+            ValueError: As :meth:`multi_node_mean_grad`, when no rank asked.
+        """
         grads = self._grads
-        params = grads.select(model, zero_fill)
-        self._agree_layout(grads, params)
-        if not params:
-            return
-        in_views = grads.load(params, 1.0 / self.mpi_comm.size)
+        if not resync and grads.steady(model, zero_fill):
+            # Nothing changed since the last call, every gradient is still
+            # its view and the reductions divide themselves: straight to
+            # them (this skips tens of microseconds of Python a call).
+            params = None
+            in_views = True
+        else:
+            params = grads.select(model, zero_fill)
+            if self._agree_layout(grads, params, resync):
+                return True
+            if not params:
+                return False
+            in_views = grads.load(params, 1.0 / self.mpi_comm.size)
         groups = grads.groups
         groups[0].set_flag(0)
         self._reduce_group(groups[0])
         if groups[0].flag() != 0:
-            # Another rank's layout changed; it reduced zeros with its flag
-            # raised. Its layout differs from this rank's (which did not
-            # change), so this raises on every rank.
-            self._check_layout(grads)
+            # Another rank raised the flag and reduced zeros: it asked for a
+            # resynchronization (all ranks return True), or its layout
+            # changed and so differs from this rank's, which did not (all
+            # ranks raise).
+            if self._check_layout(grads, False):
+                return True
             grads.forget_layout()
             raise RuntimeError(
                 "multi_node_mean_grad: a rank reported a changed gradient "
@@ -108,44 +139,58 @@ class GradMeanMixin:
             )
         for group in groups[1:]:
             self._reduce_group(group)
-        if not in_views or any(g.separate_wire for g in groups):
-            grads.store(params)
+        if params is not None:
+            if not in_views or any(g.separate_wire for g in groups):
+                grads.store(params)
+            grads.mark_steady(model, zero_fill)
+        return False
 
-    def _agree_layout(self, grads: GradBuffer, params: list[Any]) -> None:
+    def _agree_layout(self, grads: GradBuffer, params: list[Any], resync: bool) -> bool:
         """(Re)build ``grads`` for ``params`` and make sure all ranks agree.
 
         Collective. While every rank keeps the layout they last agreed on,
         nothing is exchanged here: the flag travels with the gradients. A
-        rank whose layout changed takes part in the reduction the others
-        are entering, with zeros in the agreed layout and its flag raised,
-        then all ranks compare layouts. With no agreed layout (the first
-        call, or after a mismatch) every rank is in the same state and they
-        compare directly.
+        rank whose layout changed (or that asks for a resynchronization,
+        ``resync``) takes part in the reduction the others are entering,
+        with zeros in the agreed layout and its flag raised, then all ranks
+        compare layouts. With no agreed layout (the first call, or after a
+        mismatch or a resynchronization) every rank is in the same state and
+        they compare directly.
+
+        Returns:
+            Whether some rank asked for a resynchronization (the same on
+            every rank).
 
         Raises:
-            ValueError: On every rank, when the ranks' layouts differ.
+            ValueError: On every rank, when the ranks' layouts differ and
+                no rank asked for a resynchronization.
         """
         rebuilt = grads.prepare(params)
         changed = rebuilt and grads.layout_signature != grads.agreed
         first = grads.agreed_first
         if grads.agreed is None:
-            self._check_layout(grads)
+            if self._check_layout(grads, resync):
+                return True
         elif first is None:
             # The agreed layout reduces nothing, so no collective can carry
             # the flag: agree on it with one of its own.
-            if self._on_any_rank(changed):
-                self._check_layout(grads)
-        elif changed:
+            if self._on_any_rank(changed or resync) and self._check_layout(
+                grads, resync
+            ):
+                return True
+        elif changed or resync:
             # zeros, not the old buffer: its views may still be gradients
             blank = first.blank()
             blank.set_flag(1)
             self._reduce_group(blank)
-            self._check_layout(grads)
+            if self._check_layout(grads, resync):
+                return True
         if rebuilt or grads.agreed is None:
             # (also after a rebuild that left the signature alone, e.g. a
             # parameter moved between devices: the new groups need their
             # reduction decided)
             grads.agree(self._fuses_mean)
+        return False
 
     def _fuses_mean(self, group: GradGroup) -> bool:
         """Whether ``group``'s reduction divides by the size itself (the
@@ -168,51 +213,90 @@ class GradMeanMixin:
         self._ring(self.mpi_comm, host, 1.0 / self.mpi_comm.size, pending)
         group.packet_from_host()
 
-    def _load_agreed(self, grads: GradBuffer, params: list[Any], scale: float) -> None:
+    def _load_agreed(
+        self,
+        grads: GradBuffer,
+        params: list[Any],
+        scale: float,
+        resync: bool = False,
+    ) -> bool:
         """Fill ``grads`` with ``scale`` times ``params``' gradients, once every
-        rank agrees on the layout.
+        rank agrees on the layout (double buffering's non-blocking path).
 
         Collective: every rank must call it for the same buffer. A rank
         whose layout changed (a gradient became None without ``zero_fill``,
         a parameter appeared) cannot compare layouts on its own: if only it
         gathered the signatures while the others went on to the gradient
-        Allreduce, the ranks would wait in different collectives forever. So
-        each call agrees on "did any rank's layout change" with one 4-byte
-        Allreduce, and then all ranks compare signatures together.
+        reduction, the ranks would wait in different collectives forever.
+        So each call agrees on "did any rank's layout change, did any rank
+        ask for a resynchronization (``resync``)" with one 8-byte
+        Allreduce, and then, if a layout changed, all ranks compare
+        signatures together.
 
         A rank whose layout did not change fills its buffers first: the
-        agreement then comes right before the gradient Allreduce, and ranks
+        agreement then comes right before the gradient reduction, and ranks
         that arrive apart wait once, in the agreement, instead of twice.
 
+        Returns:
+            Whether some rank asked for a resynchronization (then the
+            buffers are not filled, and the layout is compared afresh next
+            time).
+
         Raises:
-            ValueError: On every rank, when the ranks' layouts differ (the
-                gradients that were still views of the buffer may then have
-                been scaled already).
+            ValueError: On every rank, when the ranks' layouts differ and
+                no rank asked for a resynchronization (the gradients that
+                were still views of the buffer may then have been scaled
+                already).
         """
         changed_here = grads.prepare(params)
-        if not changed_here:
+        if not changed_here and not resync:
             grads.load(params, scale)
-        if self._on_any_rank(changed_here):
-            self._check_layout(grads)
+        changed, resync_any = self._on_any_rank(changed_here, resync)
+        if resync_any:
+            grads.forget_layout()
+            return True
+        if changed:
+            self._check_layout(grads, False)
         if changed_here:
             grads.load(params, scale)
+        return False
 
-    def _on_any_rank(self, flag: bool) -> bool:
-        """Whether ``flag`` is true on any rank (collective: every rank calls
-        it; one 4-byte Allreduce)."""
-        buf = self._flag
-        buf[0] = flag
+    def _on_any_rank(self, *flags: bool) -> Any:
+        """Whether each of ``flags`` is true on any rank (collective: every
+        rank calls it with as many flags; one small Allreduce).
+
+        Returns:
+            A bool for one flag, else a tuple of bools.
+        """
+        buf = self._flag[: len(flags)]
+        buf[:] = flags
         if self.mpi_comm.size > 1:
             self.mpi_comm.Allreduce(MPI.IN_PLACE, buf, MPI.MAX)
-        return bool(buf[0])
+        out = tuple(bool(b) for b in buf)
+        return out[0] if len(out) == 1 else out
 
-    def _check_layout(self, grads: GradBuffer) -> None:
-        """Compare the ranks' layouts (collective); on a mismatch every rank
-        forgets its layout and raises the same error."""
+    def _check_layout(self, grads: GradBuffer, resync: bool) -> bool:
+        """Compare the ranks' layouts and resynchronization requests
+        (collective: one allgather).
+
+        Returns:
+            Whether any rank asked for a resynchronization (then every rank
+            forgets its layout, which is compared afresh next time, and the
+            layouts are not checked now: the caller re-establishes the ranks'
+            agreement its own way).
+
+        Raises:
+            ValueError: On every rank, when no rank asked and the layouts
+                differ (every rank forgets its layout then too).
+        """
         mine = grads.layout_signature
-        sigs = self.mpi_comm.allgather(mine)
+        sigs = self.mpi_comm.allgather((mine, resync))
+        if any(asked for _, asked in sigs):
+            grads.forget_layout()
+            return True
+        sigs = [sig for sig, _ in sigs]
         if all(s == sigs[0] for s in sigs):
-            return
+            return False
         # Forget the layout, so that the next call compares again on every
         # rank even if nothing changes locally until then.
         grads.forget_layout()

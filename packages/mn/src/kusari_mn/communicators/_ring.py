@@ -37,8 +37,10 @@ SEGMENT_BYTES = 1 << 20
 
 #: The ring is used when every rank's shard has at least this many bytes.
 #: Below it, one ``MPI_Allreduce`` after the scaling pass is faster (the
-#: ring makes ``size`` collectives to the Allreduce's one).
-MIN_SHARD_BYTES = 512 << 10
+#: ring blocks ``size`` times or more to the Allreduce's once). Measured with
+#: ``bench_allreduce.py --sweep`` at 2 ranks, ranks yielding on a busy
+#: machine: the ring won from shards of 2-3.5 MiB on (docs/mn-scaling.md).
+MIN_SHARD_BYTES = 2 << 20
 
 #: dtypes summed by the ring (``numpy.add`` in the dtype itself, as MPI does).
 RING_DTYPES = frozenset(numpy.dtype(t) for t in (numpy.float32, numpy.float64))

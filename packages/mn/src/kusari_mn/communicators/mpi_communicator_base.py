@@ -80,7 +80,7 @@ class MpiCommunicatorBase(GradMeanMixin, CommunicatorBase):
             )
         self.batched_copy = batched_copy
         self._grads = GradBuffer(self.allreduce_grad_dtype)
-        self._flag = numpy.zeros(1, dtype=numpy.int32)  # for _on_any_rank
+        self._flag = numpy.zeros(2, dtype=numpy.int32)  # for _on_any_rank
         self._half = HalfAllreduce()
         self._ring = RingMean()
         self._owns_mpi_comm = False
