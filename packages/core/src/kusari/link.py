@@ -32,9 +32,14 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import numpy
-
-from kusari import _link_impl, backend, device_resident, initializers, link_hook
+from kusari import _link_impl, backend, device_resident
+from kusari._link_calling import _LinkCalling
+from kusari._link_registration import _NamedRegistration
+from kusari._link_version import (
+    _bump_param_set_version,
+    _ChildList,
+    _param_set_version,
+)
 from kusari.parameter import Parameter
 
 if TYPE_CHECKING:
@@ -45,7 +50,7 @@ if TYPE_CHECKING:
 _L = TypeVar("_L", bound="Link")
 
 
-class Link(device_resident.DeviceResident):
+class Link(_NamedRegistration, _LinkCalling, device_resident.DeviceResident):
     """A model component owning parameters and persistent values.
 
     Parameters are :class:`~kusari.Parameter` objects assigned as attributes
@@ -72,10 +77,7 @@ class Link(device_resident.DeviceResident):
     """
 
     name: str | None
-    _params: set[str]
-    _persistent: set[str]
     _within_init_scope: bool
-    _local_link_hooks: OrderedDict[str, link_hook.LinkHook] | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__()
@@ -88,7 +90,7 @@ class Link(device_resident.DeviceResident):
             shape, dtype = _link_impl.ensure_shape_dtype(value)
             self.add_param(name, shape, dtype=dtype)
 
-    # -- registration -------------------------------------------------------
+    # -- registration (add_param and co. are _NamedRegistration's) ----------
 
     @property
     def within_init_scope(self) -> bool:
@@ -155,97 +157,6 @@ class Link(device_resident.DeviceResident):
         self._params.discard(name)
         self._persistent.discard(name)
         super().__delattr__(name)
-
-    def add_param(
-        self,
-        name: str,
-        shape: int | tuple[int, ...] | None = None,
-        dtype: Any = numpy.float32,
-        initializer: Any = None,
-    ) -> None:
-        """Registers a new parameter ``name``.
-
-        Args:
-            name: Attribute name of the parameter.
-            shape: Its shape; ``None`` leaves it uninitialized.
-            dtype: Its dtype when ``initializer`` is None (NaN-filled then).
-            initializer: Initializer, scalar or array for the values.
-
-        Raises:
-            AttributeError: If the link already has an attribute ``name``.
-
-        .. deprecated::
-            As in Chainer 7 (which warns here too): assign a
-            :class:`~kusari.Parameter` inside :meth:`init_scope` instead.
-
-        Example:
-            >>> import kusari
-            >>> import warnings
-            >>> link = kusari.Link()
-            >>> with warnings.catch_warnings():
-            ...     warnings.simplefilter("ignore", DeprecationWarning)
-            ...     link.add_param('b', (3,), initializer=0)
-            >>> link.b.shape
-            (3,)
-        """
-        warnings.warn(
-            "Parameter registration via Link.__init__ and Link.add_param is "
-            "deprecated. Assign a Parameter object directly to an attribute "
-            'within a "with Link.init_scope():" block instead.',
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        if name in self.__dict__:
-            raise AttributeError(
-                f"cannot register a new parameter {name!r}: attribute exists"
-            )
-        if initializer is None:
-            initializer = initializers.NaN(dtype)
-        param = Parameter(initializer, shape)
-        with self.init_scope():
-            setattr(self, name, param)
-
-    def add_persistent(self, name: str, value: Any) -> None:
-        """Sets attribute ``name`` to ``value`` and saves it in :meth:`serialize`.
-
-        Raises:
-            AttributeError: If the link already has an attribute ``name``.
-
-        Example:
-            >>> import kusari
-            >>> link = kusari.Link()
-            >>> link.add_persistent('step', 0)
-            >>> link.step
-            0
-        """
-        if name in self.__dict__:
-            raise AttributeError(
-                f"cannot register a new persistent value {name!r}: attribute exists"
-            )
-        self._persistent.add(name)
-        self._params.discard(name)
-        self.__dict__[name] = value
-
-    def register_persistent(self, name: str) -> None:
-        """Marks the existing attribute ``name`` as persistent.
-
-        Raises:
-            AttributeError: If there is no attribute ``name``.
-
-        Example:
-            >>> import kusari
-            >>> link = kusari.Link()
-            >>> link.count = 3
-            >>> link.register_persistent('count')
-        """
-        if not hasattr(self, name):
-            raise AttributeError(
-                f"cannot register non-existent attribute {name!r} as a persistent value"
-            )
-        if name in self._params:
-            _bump_param_set_version()
-        self._persistent.add(name)
-        self._params.discard(name)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Unpickling and copy.copy/deepcopy fill __dict__ without
@@ -521,54 +432,7 @@ class Link(device_resident.DeviceResident):
         for child_name, child in self._child_items():
             child.serialize(serializer[child_name])
 
-    # -- calling ------------------------------------------------------------
-
-    @property
-    def local_link_hooks(self) -> OrderedDict[str, link_hook.LinkHook]:
-        """Hooks registered on this link only, by name."""
-        if self._local_link_hooks is None:
-            self._local_link_hooks = OrderedDict()
-        return self._local_link_hooks
-
-    def add_hook(self: _L, hook: link_hook.LinkHook, name: str | None = None) -> _L:
-        """Registers ``hook`` on this link (under ``name`` or ``hook.name``).
-
-        Raises:
-            TypeError: If ``hook`` is not a :class:`~kusari.LinkHook`.
-            KeyError: If a hook with that name is already registered.
-        """
-        if not isinstance(hook, link_hook.LinkHook):
-            raise TypeError(f"Hook must be of type LinkHook, got {type(hook).__name__}")
-        key = hook.name if name is None else name
-        hooks = self.local_link_hooks
-        if key in hooks:
-            raise KeyError(f"Hook {key!r} already exists")
-        hooks[key] = hook
-        hook.added(self)
-        return self
-
-    def delete_hook(self, name: str) -> None:
-        """Unregisters the hook ``name``.
-
-        Raises:
-            KeyError: If no hook has that name.
-        """
-        hooks = self.local_link_hooks
-        if name not in hooks:
-            raise KeyError(f"Hook {name!r} does not exist")
-        hooks.pop(name).deleted(self)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self._check_init_done()
-        forward = getattr(self, "forward", None)
-        if forward is None:
-            raise AttributeError(
-                f"{type(self).__name__} has no forward method: define "
-                "forward(self, ...) to make the link callable"
-            )
-        return _link_impl.call_with_hooks(
-            self, forward, args, kwargs, self._local_link_hooks
-        )
+    # -- calling (hooks and __call__ are _LinkCalling's) ---------------------
 
     @classmethod
     def from_params(cls, *args: Any, **kwargs: Any) -> Link:
@@ -590,52 +454,9 @@ class Link(device_resident.DeviceResident):
     __str__ = __repr__
 
 
-# The process-wide parameter-set version (Link.param_set_version), in a list
-# so that moving it is one item assignment, without a ``global`` statement.
-_param_set_version = [0]
-
 # Values whose assignment to (or removal from) a link's attribute may change
 # a parameter set.
 _STRUCTURAL = (Parameter, Link)
-
-
-def _bump_param_set_version() -> None:
-    _param_set_version[0] += 1
-
-
-class _ChildList(list):
-    """The list of a ChainList's (or a Sequential's) child links: changing it
-    in place moves :attr:`Link.param_set_version`."""
-
-    __slots__ = ()
-
-
-def _bumping(method_name: str) -> Any:
-    method = getattr(list, method_name)
-
-    def changed(self: _ChildList, *args: Any, **kwargs: Any) -> Any:
-        _bump_param_set_version()
-        return method(self, *args, **kwargs)
-
-    changed.__name__ = method_name
-    return changed
-
-
-for _method_name in (
-    "__setitem__",
-    "__delitem__",
-    "__iadd__",
-    "__imul__",
-    "append",
-    "extend",
-    "insert",
-    "pop",
-    "remove",
-    "clear",
-    "sort",
-    "reverse",
-):
-    setattr(_ChildList, _method_name, _bumping(_method_name))
 
 
 def __getattr__(name: str) -> Any:
