@@ -159,6 +159,9 @@ class AutoNames(SphinxDirective):
                 lines.append(f".. autoclass:: {full}")
                 if "no-members" not in self.options:
                     lines.append("   :members:")
+                    public_base = _first_public_base(obj)
+                    if public_base is not None:
+                        lines.append(f"   :inherited-members: {public_base}")
             elif callable(obj):
                 lines.append(f".. autofunction:: {full}")
             else:
@@ -349,7 +352,37 @@ class OptionalTocTree(TocTree):
         return super().run()
 
 
+def _is_private_mixin(cls: type) -> bool:
+    """A base class kept in a private kusari module (``kusari._link_calling``)
+    only to keep a public class's file short: its methods are the public
+    class's own API."""
+    module = cls.__module__
+    return (
+        cls.__name__.startswith("_")
+        and module.startswith("kusari")
+        and any(part.startswith("_") for part in module.split("."))
+    )
+
+
+def _first_public_base(cls: type) -> str | None:
+    """Where a class's documented members stop (``:inherited-members:``), if
+    its direct bases include private mixins; None otherwise."""
+    if not any(_is_private_mixin(base) for base in cls.__bases__):
+        return None
+    for base in cls.__mro__[1:]:
+        if not _is_private_mixin(base):
+            return base.__name__
+    return None
+
+
+def _drop_private_bases(
+    app: Sphinx, name: str, obj: Any, options: Any, bases: list[type]
+) -> None:
+    bases[:] = [base for base in bases if not _is_private_mixin(base)]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("autodoc-process-bases", _drop_private_bases)
     app.add_directive("kusari-autonames", AutoNames)
     app.add_directive("kusari-automodules", AutoModules)
     app.add_directive("kusari-click-help", ClickHelp)
