@@ -128,3 +128,21 @@ def test_fix_random_on_a_test_class():
     np.random.seed(3)
     expected = (np.random.rand(), np.random.rand())
     assert drawn == [expected, expected, expected[:1]]
+
+
+def test_chainer_noncontiguous_helper_keeps_values_and_small_arrays() -> None:
+    # Chainer's own tests call testing.array._as_noncontiguous_array and
+    # reach utils.collections_abc; both exist under those names.
+    from kusari import utils
+    from kusari.testing import array as testing_array
+
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    col = np.arange(3.0).reshape(3, 1)
+    out = testing_array._as_noncontiguous_array([a, None, (col,)])
+    assert isinstance(out, list) and out[1] is None and isinstance(out[2], tuple)
+    for got, want in ((out[0], a), (out[2][0], col)):
+        assert not got.flags.c_contiguous
+        np.testing.assert_array_equal(got, want)
+    one = np.ones((1, 1), np.float32)
+    assert testing_array._as_noncontiguous_array(one) is one
+    assert utils.collections_abc.Sequence is __import__("collections.abc").abc.Sequence

@@ -59,3 +59,19 @@ def assert_allclose(
         if verbose:
             lines.append(f"x: {x!r}\ny: {y!r}")
         raise AssertionError("\n".join(lines) + f"\n{e}") from None
+
+
+def _as_noncontiguous_array(array: Any) -> Any:
+    """The same values in a non-contiguous layout (Chainer's test helper).
+
+    Lists and tuples are converted item by item; ``None`` and arrays of at
+    most one element come back as they are, as in Chainer v7.
+    """
+    if isinstance(array, (list, tuple)):
+        return type(array)(_as_noncontiguous_array(a) for a in array)
+    if array is None or array.size <= 1:
+        return array
+    # ops imports this module: a local import avoids the cycle.
+    from kusari.testing.ops import make_noncontiguous
+
+    return make_noncontiguous(array)

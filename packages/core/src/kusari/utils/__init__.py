@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections.abc as collections_abc  # chainer.utils.collections_abc
 import contextlib
 import functools
 import shutil

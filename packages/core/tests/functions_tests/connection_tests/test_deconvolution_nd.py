@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import kusari.functions as F
+from kusari import Variable
 from kusari.testing import check_op
 from kusari.utils import get_deconv_outsize, type_check
 
@@ -171,3 +172,57 @@ def test_deconvolution_2d_bad_outsize():
         F.deconvolution_2d(x, W, stride=2, outsize=(20, 20))
     with pytest.raises(ValueError, match="deconvolution_2d"):
         F.deconvolution_2d(x, W, pad=-1)
+
+
+@pytest.mark.parametrize(
+    "fn,w_shape,x_shape",
+    [
+        (F.convolution_nd, (2, 3, 3), (2, 3, 5)),
+        (F.convolution_nd, (2, 3, 2, 2), (2, 3, 4, 3)),
+        (F.deconvolution_nd, (3, 2, 3), (2, 3, 4)),
+        (F.deconvolution_nd, (3, 2, 2, 2), (2, 3, 3, 2)),
+    ],
+)
+@pytest.mark.parametrize("db", [np.float16, np.float64])
+def test_nd_bias_in_its_own_dtype(fn, w_shape, x_shape, db):
+    # Chainer 7's N-d (not 2-d) functions take a float bias of any dtype,
+    # even with two spatial axes: y stays in x's dtype and gb comes back in
+    # b's, equal to gy summed over the batch and spatial axes.
+    rng = np.random.default_rng(0)
+    x = Variable(rng.uniform(-1, 1, x_shape).astype(np.float32))
+    W = Variable(rng.uniform(-1, 1, w_shape).astype(np.float32))
+    b = Variable(rng.uniform(-1, 1, w_shape[0 if fn is F.convolution_nd else 1]))
+    b.array = b.array.astype(db)
+    y = fn(x, W, b)
+    ref = fn(x.array, W.array, b.array.astype(np.float32))
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(y.array, ref.array, rtol=2e-3, atol=2e-3)
+    gy = rng.uniform(-1, 1, y.shape).astype(np.float32)
+    y.grad = gy
+    y.backward()
+    assert b.grad.dtype == db
+    axes = (0,) + tuple(range(2, y.ndim))
+    np.testing.assert_allclose(b.grad, gy.sum(axis=axes), rtol=2e-3, atol=2e-3)
+
+
+def test_2d_functions_still_need_bias_in_x_dtype():
+    x = np.zeros((1, 3, 4, 4), np.float32)
+    b = np.zeros(2, np.float64)
+    with pytest.raises(type_check.InvalidType, match="b.dtype == x.dtype"):
+        F.convolution_2d(x, np.zeros((2, 3, 3, 3), np.float32), b)
+    with pytest.raises(type_check.InvalidType, match="b.dtype == x.dtype"):
+        F.deconvolution_2d(x, np.zeros((3, 2, 3, 3), np.float32), b)
+    with pytest.raises(type_check.InvalidType, match="b.dtype.kind == 'f'"):
+        F.convolution_nd(x, np.zeros((2, 3, 3, 3), np.float32), b.astype(np.int32))
+
+
+def test_non_positive_output_size_is_an_assertion_error_too():
+    # Chainer 7 asserts here; kusari's error is both a ValueError naming the
+    # function and an AssertionError.
+    x = np.zeros((2, 3, 4), np.float32)
+    W = np.zeros((3, 2, 2), np.float32)
+    for exc in (AssertionError, ValueError):
+        with pytest.raises(exc, match="deconvolution_nd: the output size"):
+            F.deconvolution_nd(x, W, stride=1, pad=10)
+        with pytest.raises(exc, match="convolution_nd: the output size"):
+            F.convolution_nd(x, np.zeros((2, 3, 7), np.float32))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import kusari.functions as F
+from kusari import Variable
 from kusari.testing import check_op
 from kusari.utils import get_conv_outsize, get_deconv_outsize, type_check
 
@@ -196,6 +197,34 @@ def test_unpooling_bad_outsize():
         F.unpooling_2d(np.zeros((1, 1, 3, 3), np.float32), 2, outsize=(20, 20))
 
 
+@pytest.mark.parametrize("cover_all", [True, False])
+def test_unpooling_outsize_must_fit_exactly(cover_all):
+    # ksize 3, stride 2 on an output of 10: the pooling gives 5 with
+    # cover_all and 4 without; only that size is accepted, as in Chainer 7,
+    # and the error is an InvalidType (and a ValueError).
+    fit = 5 if cover_all else 4
+    x = np.ones((1, 1, fit), np.float32)
+    y = F.unpooling_1d(x, 3, 2, outsize=(10,), cover_all=cover_all)
+    assert y.shape == (1, 1, 10)
+    other = np.ones((1, 1, 9 - fit), np.float32)  # the other setting's size
+    for bad in (other, np.ones((1, 1, fit + 1), np.float32)):
+        with pytest.raises(type_check.InvalidType, match="unpooling_1d"):
+            F.unpooling_1d(bad, 3, 2, outsize=(10,), cover_all=cover_all)
+        with pytest.raises(ValueError, match=r"needs an input of spatial size"):
+            F.unpooling_1d(bad, 3, 2, outsize=(10,), cover_all=cover_all)
+
+
+def test_unpooling_empty_output_as_chainer():
+    # ksize 1, pad 1 on a width of 2 leaves nothing: an empty output (as in
+    # Chainer 7) whose gradient is zeros, not an error.
+    x = Variable(np.ones((2, 3, 3, 2), np.float32))
+    y = F.unpooling_2d(x, 1, 1, 1, cover_all=False)
+    assert y.shape == (2, 3, 1, 0)
+    y.grad = np.zeros(y.shape, np.float32)
+    y.backward()
+    assert x.grad.shape == x.shape and not x.grad.any()
+
+
 def spp_ref(x, height):
     n, c, h, w = x.shape
     out = []
@@ -221,7 +250,7 @@ def test_spatial_pyramid_pooling_2d(shape, device):
         return (rng.permutation(size) / size * 2 - 1).reshape(shape).astype(dtype)
 
     check_op(
-        lambda x: F.spatial_pyramid_pooling_2d(x, 3),
+        lambda x: F.spatial_pyramid_pooling_2d(x, 3, pooling="max"),
         lambda x: spp_ref(x, 3),
         [gen],
         dtype=np.float64,
@@ -234,4 +263,7 @@ def test_spatial_pyramid_pooling_2d_errors():
     with pytest.raises(ValueError, match="spatial_pyramid_pooling_2d"):
         F.spatial_pyramid_pooling_2d(x, 2, pooling="average")
     with pytest.raises(ValueError, match="spatial_pyramid_pooling_2d"):
-        F.spatial_pyramid_pooling_2d(x, 0)
+        F.spatial_pyramid_pooling_2d(x, 0, pooling="max")
+    # Chainer 7 has no default pooling: leaving it out is an error.
+    with pytest.raises(ValueError, match="pooling must be given"):
+        F.spatial_pyramid_pooling_2d(x, 2)

@@ -82,8 +82,13 @@ def roi_align_ref(x, rois, idx, outsize, scale, mode, sampling_ratio=None):
         y0, x0, y1, x1 = (v * scale for v in roi)
         rh, rw = max(y1 - y0, 1.0), max(x1 - x0, 1.0)
         bh, bw = rh / oh, rw / ow
-        gh = sampling_ratio or int(math.ceil(rh / oh))
-        gw = sampling_ratio or int(math.ceil(rw / ow))
+        sh, sw = (
+            sampling_ratio
+            if isinstance(sampling_ratio, tuple)
+            else (sampling_ratio, sampling_ratio)
+        )
+        gh = sh or int(math.ceil(rh / oh))
+        gw = sw or int(math.ceil(rw / ow))
         for i in range(oh):
             for j in range(ow):
                 vals = []
@@ -170,7 +175,8 @@ def test_roi_pooling_2d(float_dtype, device):
     )
 
 
-@pytest.mark.parametrize("sampling_ratio", [None, 2])
+# A pair may leave one axis adaptive (None), as in Chainer 7.
+@pytest.mark.parametrize("sampling_ratio", [None, 2, (None, 3), (1, None)])
 def test_roi_average_align_2d(sampling_ratio, float_dtype, device):
     check_op(
         lambda x, r, i: F.roi_average_align_2d(x, r, i, (2, 3), 0.9, sampling_ratio),
@@ -182,7 +188,7 @@ def test_roi_average_align_2d(sampling_ratio, float_dtype, device):
     )
 
 
-@pytest.mark.parametrize("sampling_ratio", [None, 2])
+@pytest.mark.parametrize("sampling_ratio", [None, 2, (2, None)])
 def test_roi_max_align_2d(sampling_ratio, float_dtype, device):
     check_op(
         lambda x, r, i: F.roi_max_align_2d(x, r, i, 2, 0.9, sampling_ratio),
@@ -210,6 +216,11 @@ def test_roi_errors():
         F.roi_max_align_2d(
             x, np.zeros((2, 4), np.float32), np.zeros(2, np.int32), 2, -1.0
         )
+    for bad in (0, (2, 0), (None, 1.5), (1, 2, 3)):
+        with pytest.raises(TypeError, match="roi_average_align_2d: sampling_ratio"):
+            F.roi_average_align_2d(
+                x, np.zeros((2, 4), np.float32), np.zeros(2, np.int32), 2, 1.0, bad
+            )
 
 
 @pytest.mark.parametrize(

@@ -23,9 +23,22 @@ from kusari.utils import type_check
 from kusari.variable import Variable
 
 
-def _check_x_w(in_types: Any, ndim: int, groups: int, w_in_axis: int) -> None:
+class OutputSizeError(ValueError, AssertionError):
+    """A convolution's output would have a non-positive spatial size.
+
+    Also an :class:`AssertionError`, which is what Chainer 7 raises there.
+    """
+
+
+def _check_x_w(
+    in_types: Any, ndim: int, groups: int, w_in_axis: int, bias_same_dtype: bool
+) -> None:
     """Shared checks of (x, W[, b]) for convolutions (w_in_axis=1) and
-    deconvolutions (w_in_axis=0)."""
+    deconvolutions (w_in_axis=0).
+
+    Chainer 7's 2-d functions require ``b.dtype == x.dtype``; its N-d ones
+    accept any float bias (``y`` keeps ``x``'s dtype, ``gb`` gets ``b``'s).
+    """
     n_in = len(in_types)
     type_check._argname(in_types, ("x", "W") if n_in == 2 else ("x", "W", "b"))
     x, w = in_types[0], in_types[1]
@@ -41,11 +54,12 @@ def _check_x_w(in_types: Any, ndim: int, groups: int, w_in_axis: int) -> None:
         type_check.expect(x.shape[1] == w.shape[0])
     if n_in == 3:
         b = in_types[2]
+        b_dtype_ok = b.dtype == x.dtype if bias_same_dtype else b.dtype.kind == "f"
         if w_in_axis == 1:
-            type_check.expect(b.dtype == x.dtype, b.ndim == 1, b.shape[0] == w.shape[0])
+            type_check.expect(b_dtype_ok, b.ndim == 1, b.shape[0] == w.shape[0])
         else:
             type_check.expect(
-                b.dtype == x.dtype, b.ndim == 1, b.shape[0] == w.shape[1] * groups
+                b_dtype_ok, b.ndim == 1, b.shape[0] == w.shape[1] * groups
             )
 
 
@@ -100,7 +114,7 @@ class ConvolutionND(FunctionNode):
         return "Convolution2DFunction" if self.ndim == 2 else "ConvolutionND"
 
     def check_type_forward(self, in_types: Any) -> None:
-        _check_x_w(in_types, self.ndim, self.groups, 1)
+        _check_x_w(in_types, self.ndim, self.groups, 1, self.fname == "convolution_2d")
         w_out = type_check.eval(in_types[1].shape)[0]
         if w_out % self.groups:
             raise type_check.InvalidType(
@@ -117,7 +131,7 @@ class ConvolutionND(FunctionNode):
             for n, kk, s, p, d in zip(x_shape, k, self.stride, self.pad, self.dilate)
         )
         if any(o <= 0 for o in out):
-            raise ValueError(
+            raise OutputSizeError(
                 f"{self.fname}: the output size {out} is not positive (input "
                 f"{tuple(x_shape)}, kernel {k}, stride {self.stride}, pad {self.pad}, "
                 f"dilate {self.dilate})"
@@ -128,6 +142,7 @@ class ConvolutionND(FunctionNode):
         self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
+        self._b_dtype = None if b is None else b.dtype
         out = self._out_size(x.shape[2:], tuple(W.shape[2:]))
         y = core.conv_forward(
             _widen(x, W), W, b, self.stride, self.pad, self.dilate, self.groups, out
@@ -136,7 +151,6 @@ class ConvolutionND(FunctionNode):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
         from kusari.functions.connection.deconvolution_nd import DeconvolutionND
-        from kusari.functions.math.sum import sum as _sum
 
         x, W = self.get_retained_inputs()
         (gy,) = grad_outputs
@@ -159,8 +173,17 @@ class ConvolutionND(FunctionNode):
                     ConvolutionNDGradW(self, tuple(W.shape), W.dtype).apply((x, gy))[0]
                 )
             else:
-                ret.append(_sum(gy, axis=(0,) + tuple(range(2, gy.ndim))))
+                ret.append(_bias_grad(gy, self._b_dtype))
         return tuple(ret)
+
+
+def _bias_grad(gy: Any, b_dtype: Any) -> Any:
+    """``gb``: ``gy`` summed over all axes but the channel one, in ``b_dtype``."""
+    from kusari.functions.array.cast import cast
+    from kusari.functions.math.sum import sum as _sum
+
+    gb = _sum(gy, axis=(0,) + tuple(range(2, gy.ndim)))
+    return gb if gb.dtype == b_dtype else cast(gb, b_dtype)
 
 
 class ConvolutionNDGradW(FunctionNode):

@@ -18,6 +18,8 @@ from kusari.functions.connection import _conv_core as core
 from kusari.functions.connection.convolution_nd import (
     ConvolutionND,
     ConvolutionNDGradW,
+    OutputSizeError,
+    _bias_grad,
     _check_x_w,
     _widen,
 )
@@ -64,7 +66,9 @@ class DeconvolutionND(FunctionNode):
         return "Deconvolution2DFunction" if self.ndim == 2 else "DeconvolutionND"
 
     def check_type_forward(self, in_types: Any) -> None:
-        _check_x_w(in_types, self.ndim, self.groups, 0)
+        _check_x_w(
+            in_types, self.ndim, self.groups, 0, self.fname == "deconvolution_2d"
+        )
         w_in = type_check.eval(in_types[1].shape)[0]
         if w_in % self.groups:
             raise type_check.InvalidType(
@@ -89,6 +93,7 @@ class DeconvolutionND(FunctionNode):
         self.retain_inputs((0, 1))
         x, W = inputs[0], inputs[1]
         b = inputs[2] if len(inputs) == 3 else None
+        self._b_dtype = None if b is None else b.dtype
         k = tuple(W.shape[2:])
         if self.outsize is None:
             out = tuple(
@@ -98,7 +103,11 @@ class DeconvolutionND(FunctionNode):
                 )
             )
             if any(o <= 0 for o in out):
-                raise ValueError(f"{self.fname}: the output size {out} is not positive")
+                raise OutputSizeError(
+                    f"{self.fname}: the output size {out} is not positive (input "
+                    f"{tuple(x.shape[2:])}, kernel {k}, stride {self.stride}, pad "
+                    f"{self.pad}, dilate {self.dilate})"
+                )
         else:
             out = self.outsize
         y = core.deconv_forward(
@@ -114,8 +123,6 @@ class DeconvolutionND(FunctionNode):
         return (y if y.dtype == x.dtype else y.astype(x.dtype),)
 
     def backward(self, indexes: Any, grad_outputs: Any) -> tuple[Any, ...]:
-        from kusari.functions.math.sum import sum as _sum
-
         x, W = self.get_retained_inputs()
         (gy,) = grad_outputs
         ret: list[Any] = []
@@ -137,7 +144,7 @@ class DeconvolutionND(FunctionNode):
                     ConvolutionNDGradW(self, tuple(W.shape), W.dtype).apply((gy, x))[0]
                 )
             else:
-                ret.append(_sum(gy, axis=(0,) + tuple(range(2, gy.ndim))))
+                ret.append(_bias_grad(gy, self._b_dtype))
         return tuple(ret)
 
 

@@ -285,16 +285,21 @@ def align_samples(
     rh = numpy.maximum(start[:, 2] - start[:, 0], 1.0)
     rw = numpy.maximum(start[:, 3] - start[:, 1], 1.0)
     bin_h, bin_w = rh / oh, rw / ow
-    if sampling_ratio is None:
+    # Per axis: a fixed grid, or None for the adaptive ceil(roi size / out).
+    sr = (
+        (None, None)
+        if sampling_ratio is None
+        else sampling_ratio
+        if isinstance(sampling_ratio, (tuple, list))
+        else (sampling_ratio, sampling_ratio)
+    )
+    if sr[0] is None:
         gh = numpy.ceil(rh / oh).astype(numpy.int64)
+    else:
+        gh = numpy.full(R, int(sr[0]), numpy.int64)
+    if sr[1] is None:
         gw = numpy.ceil(rw / ow).astype(numpy.int64)
     else:
-        sr = (
-            sampling_ratio
-            if isinstance(sampling_ratio, (tuple, list))
-            else (sampling_ratio, sampling_ratio)
-        )
-        gh = numpy.full(R, int(sr[0]), numpy.int64)
         gw = numpy.full(R, int(sr[1]), numpy.int64)
     gh = numpy.maximum(gh, 1)
     gw = numpy.maximum(gw, 1)

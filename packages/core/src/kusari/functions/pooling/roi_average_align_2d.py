@@ -4,15 +4,34 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from kusari.functions.pooling import _roi_core as rc
 from kusari.variable import Variable
 
 
 def _check_sampling(sampling_ratio: Any, fname: str) -> Any:
+    """``sampling_ratio`` as a pair, each a positive int or None (as Chainer 7).
+
+    None on an axis means an adaptive grid there (``ceil(roi size / outsize)``).
+    """
     if sampling_ratio is None:
         return None
-    rc.pair(sampling_ratio, fname, "sampling_ratio")
-    return sampling_ratio
+    pair = (
+        tuple(sampling_ratio)
+        if isinstance(sampling_ratio, (tuple, list))
+        else (sampling_ratio, sampling_ratio)
+    )
+    if len(pair) != 2 or not all(
+        s is None or (isinstance(s, (int, numpy.integer)) and s > 0) for s in pair
+    ):
+        raise TypeError(
+            f"{fname}: sampling_ratio must be a positive int, None, or a pair of "
+            f"them, got {sampling_ratio!r}"
+        )
+    if pair == (None, None):
+        return None
+    return tuple(None if s is None else int(s) for s in pair)
 
 
 class ROIAverageAlign2D(rc.RoIFunction):
@@ -58,7 +77,8 @@ def roi_average_align_2d(
         roi_indices: ``(R,)`` int32 batch indices.
         outsize: ``(out_h, out_w)`` or an int.
         spatial_scale: Scale from RoI coordinates to pixels.
-        sampling_ratio: Samples per bin and axis (int or pair), or None.
+        sampling_ratio: Samples per bin and axis (int or pair), or None for
+            an adaptive grid (also per axis, e.g. ``(None, 2)``).
 
     Example:
         >>> import numpy as np

@@ -21,7 +21,8 @@ def spatial_pyramid_pooling_2d(
     Args:
         x: Input of shape ``(n, c, h, w)``.
         pyramid_height: Number of pyramid levels.
-        pooling: ``'max'`` (the only supported pooling; None means max).
+        pooling: ``'max'``, the only pooling there is; as in Chainer 7 it
+            must be given (None raises ``ValueError``).
 
     Returns:
         Variable of shape ``(n, c * sum_l 4**l, 1, 1)``.
@@ -29,14 +30,18 @@ def spatial_pyramid_pooling_2d(
     Example:
         >>> import numpy as np
         >>> import kusari.functions as F
-        >>> F.spatial_pyramid_pooling_2d(np.ones((2, 3, 8, 8), np.float32), 3).shape
+        >>> x = np.ones((2, 3, 8, 8), np.float32)
+        >>> F.spatial_pyramid_pooling_2d(x, 3, pooling="max").shape
         (2, 63, 1, 1)
     """
     from kusari.functions.array.concat import concat
     from kusari.functions.array.reshape import reshape
 
     if pooling is None:
-        pooling = "max"
+        raise ValueError(
+            "spatial_pyramid_pooling_2d: pooling must be given; the only "
+            "supported pooling is 'max' (pooling='max')"
+        )
     if pooling != "max":
         raise ValueError(
             f"spatial_pyramid_pooling_2d: pooling must be 'max', got {pooling!r}"

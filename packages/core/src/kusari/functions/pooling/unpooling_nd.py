@@ -11,7 +11,16 @@ from typing import Any
 from kusari import utils
 from kusari.functions.pooling import _pool_core as core
 from kusari.functions.pooling.average_pooling_nd import SumUnpooling
+from kusari.utils.type_check import InvalidType
 from kusari.variable import Variable
+
+
+class UnpoolingSizeError(InvalidType, ValueError):
+    """The input's spatial size does not fit the given ``outsize``.
+
+    An :class:`~kusari.utils.type_check.InvalidType`, as in Chainer 7, and a
+    :class:`ValueError`.
+    """
 
 
 def _unpool(
@@ -35,15 +44,29 @@ def _unpool(
             utils.get_deconv_outsize(n, k, s, p, cover_all=cover_all)
             for n, k, s, p in zip(insz, pp.k, pp.s, pp.p)
         )
+        # An empty output (e.g. ksize 1 with pad 1 on a width of 2) is what
+        # Chainer 7 gives too; only a negative size is an error.
+        if any(o < 0 for o in out):
+            raise ValueError(
+                f"{fname}: the output size {out} inferred from the input size "
+                f"{insz} is negative (ksize {pp.k}, stride {pp.s}, pad {pp.p}, "
+                f"cover_all={cover_all})"
+            )
     else:
         out = core.as_tuple(outsize, ndim, fname, "outsize")
-    for n, o, k, s, p in zip(insz, out, pp.k, pp.s, pp.p):
-        lo = utils.get_conv_outsize(o, k, s, p)
-        hi = utils.get_conv_outsize(o, k, s, p, cover_all=True)
-        if not lo <= n <= hi or o <= 0:
-            raise ValueError(
-                f"{fname}: outsize {out} does not match the input size "
-                f"{insz} (ksize {pp.k}, stride {pp.s}, pad {pp.p})"
+        # The input must be exactly what the matching pooling (same
+        # cover_all) makes of ``outsize``, as Chainer 7 checks it.
+        fit = tuple(
+            utils.get_conv_outsize(o, k, s, p, cover_all=cover_all)
+            for o, k, s, p in zip(out, pp.k, pp.s, pp.p)
+        )
+        if insz != fit:
+            raise UnpoolingSizeError(
+                f"x.shape[2:] == {fit}",
+                f"x.shape[2:] == {insz}",
+                f"{fname}: outsize {out} needs an input of spatial size {fit} "
+                f"(ksize {pp.k}, stride {pp.s}, pad {pp.p}, cover_all="
+                f"{cover_all}), got {insz}",
             )
     label = "Unpooling2D" if ndim == 2 else "UnpoolingND"
     return SumUnpooling(pp, None, out, label).apply((x,))[0]
