@@ -10,11 +10,11 @@ import pytest
 # The helpers next to this file (chainer_offline_data, alias_runner).
 sys.path.append(str(Path(__file__).resolve().parent))
 
+import chainer_offline_data
+
 # The scripts import ``chainer``, which exists only under the alias they are
 # run with (in a subprocess); --doctest-modules must not import them.
 collect_ignore = ["scripts"]
-
-import chainer_offline_data
 
 
 @pytest.fixture(scope="session")
