@@ -7,26 +7,12 @@ import weakref
 
 import numpy as np
 import pytest
+from _function_node_helpers import Square
 
 import kusari
 import kusari.functions as F
 import kusari.links as L
 from kusari import FunctionNode, Variable
-
-
-class Square(FunctionNode):
-    def check_type_forward(self, in_types):
-        kusari.type_check._argname(in_types, ("x",))
-        kusari.type_check.expect(in_types[0].dtype.kind == "f")
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        (x,) = inputs
-        return (x * x,)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        return (2.0 * x * grad_outputs[0],)
 
 
 class SplitHalves(FunctionNode):

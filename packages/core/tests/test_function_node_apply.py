@@ -4,25 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _function_node_helpers import Square
 
-import kusari
 from kusari import FunctionNode, Variable
 from kusari.variable import _new_variable
-
-
-class Square(FunctionNode):
-    def check_type_forward(self, in_types):
-        kusari.type_check._argname(in_types, ("x",))
-        kusari.type_check.expect(in_types[0].dtype.kind == "f")
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        (x,) = inputs
-        return (x * x,)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        return (2.0 * x * grad_outputs[0],)
 
 
 class _Product(FunctionNode):
