@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+import sys
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,3 +35,19 @@ def _seed_global_rngs(request: pytest.FixtureRequest) -> None:
     seed = zlib.crc32(request.node.nodeid.encode())
     random.seed(seed)
     np.random.seed(seed)
+
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    """The benchmarks' kusari-rl side (``benchmarks/_kusari.py``), imported
+    from its folder for the module's tests (a module may define its own)."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import _kusari
+
+        yield _kusari
+    finally:
+        sys.path.remove(str(BENCHMARKS))

@@ -2,24 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-@pytest.fixture(scope="module")
-def bench():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import _kusari
-
-        yield _kusari
-    finally:
-        sys.path.remove(str(BENCHMARKS))
 
 
 def test_torch_init_gives_pytorch_default_ranges(bench):
