@@ -30,6 +30,9 @@ SIBLINGS = {"core": [], "mn": ["core"], "rl": ["core"], "cv": ["core"], "ui": ["
 # The formatter's output changes between ruff releases: one version for all.
 RUFF = "ruff==0.17.6"
 SHARED_MNIST = ROOT.parent / "shared" / "data" / "mnist"
+# The default test run: not the slow tests (`nox -s slow`), nor Chainer's own
+# example scripts, which are not in this repository (`nox -s chainer_examples`).
+DEFAULT_MARKS = "not slow and not chainer_examples"
 
 
 def _source_dir(package: str) -> Path:
@@ -84,7 +87,7 @@ def tests(session: nox.Session, package: str) -> None:
     """pytest for one package (slow tests excluded; doctests included for core)."""
     _install_package(session, package)
     pkg = ROOT / "packages" / package
-    args = [str(pkg / "tests"), "-m", "not slow", "-p", "no:cacheprovider"]
+    args = [str(pkg / "tests"), "-m", DEFAULT_MARKS, "-p", "no:cacheprovider"]
     if package == "core":
         args += ["--doctest-modules", str(pkg / "src" / "kusari")]
     session.run("pytest", *args, *session.posargs, env={"MPLBACKEND": "Agg"})
@@ -108,6 +111,31 @@ def tests(session: nox.Session, package: str) -> None:
             "no:cacheprovider",
             env={"MPLBACKEND": "Agg", "NPY_DISABLE_CPU_FEATURES": dispatched.strip()},
         )
+
+
+@nox.session
+def chainer_examples(session: nox.Session) -> None:
+    """Chainer v7's own example scripts, unchanged, through the chainer alias.
+
+    They are Chainer's code, not in this repository: point
+    ``KUSARI_CHAINER_EXAMPLES`` at a copy of Chainer v7's ``examples/`` folder.
+    """
+    where = os.environ.get("KUSARI_CHAINER_EXAMPLES")
+    if not where or not Path(where).is_dir():
+        session.error(
+            "KUSARI_CHAINER_EXAMPLES must name a copy of Chainer v7's examples/ "
+            f"folder (got {where!r}); e.g. the examples/ of a Chainer v7 checkout"
+        )
+    _install_package(session, "core")
+    session.run(
+        "pytest",
+        str(ROOT / "packages" / "core" / "tests" / "compat_tests"),
+        "-m",
+        "chainer_examples",
+        "-p",
+        "no:cacheprovider",
+        *session.posargs,
+    )
 
 
 @nox.session

@@ -1,12 +1,14 @@
 """Chainer v7's own example scripts, unchanged, through ``python -m kusari.compat``.
 
 Chainer's examples are not ours to commit, and CI has no network, so these
-tests run only where ``$KUSARI_CHAINER_EXAMPLES`` names a copy of Chainer's
-``examples/`` folder (``mnist/train_mnist.py``, ``ptb/train_ptb.py``, ...);
-they skip otherwise, and each skips when its script is missing from the
-copy. Every script runs a few iterations on generated data
-(:mod:`chainer_offline_data`) with the options its README documents, plus
-the ones that keep it small. ``docs/chainer.md`` lists the results.
+tests carry the ``chainer_examples`` marker, which the default test run
+deselects; ``nox -s chainer_examples`` runs them with
+``$KUSARI_CHAINER_EXAMPLES`` naming a copy of Chainer's ``examples/`` folder
+(``mnist/train_mnist.py``, ``ptb/train_ptb.py``, ...), and a test fails when
+the variable is unset or its script is missing from the copy. Every script
+runs a few iterations on generated data (:mod:`chainer_offline_data`) with
+the options its README documents, plus the ones that keep it small.
+``docs/chainer.md`` lists the results.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import pytest
 from alias_runner import run_with_alias
 
 ENV = "KUSARI_CHAINER_EXAMPLES"
+
+pytestmark = pytest.mark.chainer_examples
 
 
 @dataclass
@@ -142,10 +146,10 @@ CASES = {
 def _examples() -> Path:
     where = os.environ.get(ENV)
     if not where:
-        pytest.skip(
+        pytest.fail(
             f"${ENV} is not set: point it to a copy of Chainer v7's examples/ "
             "folder to run Chainer's own scripts (they are not in this "
-            "repository, and CI has no network)"
+            "repository; `nox -s chainer_examples`)"
         )
     return Path(where)
 
@@ -154,8 +158,7 @@ def _examples() -> Path:
 def test_chainer_example(name: str, offline_root: Path, tmp_path: Path) -> None:
     case = CASES[name]
     script = _examples() / case.script
-    if not script.exists():
-        pytest.skip(f"{case.script} is not in ${ENV}")
+    assert script.exists(), f"{case.script} is not in ${ENV} ({_examples()})"
     args = [a.format(root=offline_root, tmp=tmp_path) for a in case.args]
     cwd = offline_root if case.in_root else tmp_path
     result = run_with_alias(script, args, cwd, offline_root)
