@@ -153,3 +153,152 @@ def test_large_gradients_are_summed_over_the_threads(monkeypatch) -> None:
     monkeypatch.setattr(threads, "elementwise", counting)
     np.testing.assert_array_equal(grads(2), one)
     assert np.add in calls
+
+
+# -- gradient destinations (kusari.grad_destinations) -------------
+
+
+def _mlp_grads(dests: bool, steps: int = 3) -> tuple[list[np.ndarray], list[bool]]:
+    """Gradients of a small MLP after ``steps`` cleargrads + backward, with
+    or without destinations; and whether each grad was its destination."""
+    import kusari.links as L
+
+    rng = np.random.default_rng(0)
+    model = kusari.Sequential(L.Linear(4, 5), F.relu, L.Linear(5, 3))
+    for p in model.params():
+        p.array[...] = rng.standard_normal(p.shape)
+    outs = [np.full(p.shape, np.nan, p.dtype) for p in model.params()]
+    for _ in range(steps):
+        x = rng.standard_normal((6, 4)).astype(np.float32)
+        model.cleargrads()
+        loss = F.sum(model(x) ** 2)
+        if dests:
+            with _backprop.grad_destinations(zip(model.params(), outs)):
+                loss.backward()
+        else:
+            loss.backward()
+    return [p.grad for p in model.params()], [
+        p.grad is o for p, o in zip(model.params(), outs)
+    ]
+
+
+def test_destinations_receive_the_gradients_bit_for_bit() -> None:
+    plain, was_plain = _mlp_grads(False)
+    into, was_dest = _mlp_grads(True)
+    assert not any(was_plain) and all(was_dest)
+    for a, b in zip(plain, into):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_destinations_collect_several_contributions_in_place() -> None:
+    x = _v(1.0, 2.0)
+    out = np.zeros(2, np.float32)
+    with _backprop.grad_destinations([(x, out)]):
+        F.sum(x * 3.0 + x * 5.0 + x * x).backward()
+    assert x.grad is out
+    np.testing.assert_allclose(out, [10.0, 12.0])
+
+
+def test_an_old_gradient_elsewhere_is_added_and_left_alone() -> None:
+    x = _v(1.0, 2.0)
+    old = np.array([10.0, 20.0], np.float32)
+    x.grad = old
+    out = np.full(2, np.nan, np.float32)
+    with _backprop.grad_destinations([(x, out)]):
+        F.sum(x * 3.0 + x * 5.0).backward()
+    assert x.grad is out
+    np.testing.assert_array_equal(out, [18.0, 28.0])
+    np.testing.assert_array_equal(old, [10.0, 20.0])
+
+
+@pytest.mark.parametrize("same_object", [True, False])
+def test_an_old_gradient_in_the_destination_accumulates(same_object) -> None:
+    # zerograds, or two backward passes before one update: the destination
+    # holds the old gradient (as that very array or as another view of it)
+    x = _v(1.0, 2.0)
+    out = np.array([10.0, 20.0], np.float32)
+    x.grad = out if same_object else out[:]
+    with _backprop.grad_destinations([(x, out)]):
+        F.sum(x * 3.0).backward()
+        F.sum(x * x).backward()
+    assert x.grad is out
+    np.testing.assert_array_equal(out, [15.0, 27.0])
+
+
+def test_a_variable_without_gradient_keeps_its_grad_and_destination() -> None:
+    x, unused = _v(1.0), _v(5.0)
+    out = np.full(1, 7.0, np.float32)
+    with _backprop.grad_destinations([(x, np.zeros(1, np.float32)), (unused, out)]):
+        F.sum(x * 2.0).backward()
+    assert unused.grad is None
+    np.testing.assert_array_equal(out, [7.0])
+
+
+def test_destinations_end_with_the_block_and_nest() -> None:
+    x = _v(1.0)
+    outer, inner = np.zeros(1, np.float32), np.zeros(1, np.float32)
+    with _backprop.grad_destinations([(x, outer)]):
+        with _backprop.grad_destinations([(x, inner)]):
+            x.cleargrad()
+            F.sum(x * 2.0).backward()
+            assert x.grad is inner
+        x.cleargrad()
+        F.sum(x * 3.0).backward()
+        assert x.grad is outer
+    x.cleargrad()
+    F.sum(x * 4.0).backward()
+    assert x.grad is not outer and x.grad is not inner
+    np.testing.assert_array_equal(x.grad, [4.0])
+    np.testing.assert_array_equal(outer, [3.0])
+    np.testing.assert_array_equal(inner, [2.0])
+
+
+def test_passes_that_do_not_store_leaf_gradients_ignore_destinations() -> None:
+    x = _v(2.0)
+    out = np.full(1, np.nan, np.float32)
+    with _backprop.grad_destinations([(x, out)]):
+        (gx,) = kusari.grad([F.sum(x * x)], [x])  # returned, not stored
+        assert gx.array is not out and x.grad is None
+        F.sum(x * x).backward(enable_double_backprop=True)
+        assert x.grad is not out
+        np.testing.assert_array_equal(x.grad, [4.0])
+        x.cleargrad()
+        with kusari.using_config("lazy_grad_sum", True):
+            F.sum(x * 3.0 + x * 5.0).backward()
+        assert x.grad is not out
+        np.testing.assert_array_equal(x.grad, [8.0])
+    assert np.isnan(out).all()
+
+
+def test_kusari_backward_uses_destinations() -> None:
+    x = _v(1.0, 2.0)
+    out = np.zeros(2, np.float32)
+    with _backprop.grad_destinations([(x, out)]):
+        kusari.backward([x * 2.0, x * 3.0], [_v(1.0, 1.0), _v(1.0, 1.0)])
+    assert x.grad is out
+    np.testing.assert_array_equal(out, [5.0, 5.0])
+
+
+@pytest.mark.parametrize(
+    ("var", "dest", "error", "words"),
+    [
+        (np.zeros(2, np.float32), np.zeros(2, np.float32), TypeError, "got a ndarray"),
+        (_v(1.0, 2.0), np.zeros(3, np.float32), ValueError, "shape (2,)"),
+        (_v(1.0, 2.0), np.zeros(2, np.float64), ValueError, "dtype float32"),
+        (_v(1.0, 2.0), [0.0, 0.0], TypeError, "must be a ndarray like its array"),
+        (kusari.Parameter(), np.zeros(2, np.float32), ValueError, "no array yet"),
+    ],
+)
+def test_bad_destinations_are_named(var, dest, error, words) -> None:
+    with pytest.raises(error, match="grad_destinations") as info:
+        with _backprop.grad_destinations([(var, dest)]):
+            pass
+    assert words in str(info.value)
+
+
+def test_a_read_only_destination_is_refused() -> None:
+    out = np.zeros(2, np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="grad_destinations: .* read-only"):
+        with _backprop.grad_destinations([(_v(1.0, 2.0), out)]):
+            pass

@@ -108,7 +108,7 @@ from kusari.function import (  # noqa: E402
     no_backprop_mode,
 )
 from kusari.function_hook import FunctionHook, get_function_hooks  # noqa: E402
-from kusari._backprop import backward  # noqa: E402
+from kusari._backprop import backward, grad_destinations  # noqa: E402
 from kusari._dlpack import from_dlpack  # noqa: E402
 from kusari import functions, utils  # noqa: E402
 from kusari.functions.math import basic_math  # noqa: E402

@@ -15,6 +15,9 @@ A pass (:class:`BackwardPass`) runs in five phases:
 5. **hand out** (:meth:`BackwardPass.hand_out`): what reached the leaves
    becomes their ``grad``.
 
+In a :func:`grad_destinations` block a leaf's gradient is moved into the
+array given for it as soon as it is computed (phase 4).
+
 Without double backprop the table holds bare arrays: no graph is recorded
 and nothing can observe the Variables that would wrap them, so they are made
 only where they are handed out, and functions with a ``backward_array`` run
@@ -42,10 +45,16 @@ from kusari._backprop_steps import (
     _check_nan_backward,
     _grad_arrays,
     _sum_grads,
+    current_destinations,
+    fill_destination,
     freed_message,
     initial_grad,
     normalize_grads,
     raise_old_style_twice,
+    store_leaf_grad,
+)
+from kusari._backprop_steps import (
+    grad_destinations as grad_destinations,
 )
 from kusari.variable import (
     Variable,
@@ -73,6 +82,8 @@ class BackwardPass:
             is kept by ``retain_grad``, double backprop or
             ``config.free_graph_in_backward = False``, which Chainer code
             that backprops twice through one graph needs).
+        destinations: Leaf node -> array for its gradient (see
+            :func:`grad_destinations`; not with double backprop, lazy sums).
     """
 
     __slots__ = (
@@ -80,10 +91,12 @@ class BackwardPass:
         "arrays",
         "counter",
         "debug",
+        "dests",
         "double",
         "free_graph",
         "grads",
         "heap",
+        "in_dest",
         "lazy",
         "leaves",
         "loss_scale",
@@ -101,6 +114,7 @@ class BackwardPass:
         loss_scale: float | None,
         stop_nodes: set[Any] | None = None,
         free_graph: bool | None = None,
+        destinations: dict[Any, Any] | None = None,
     ) -> None:
         double = enable_double_backprop
         self.retain_grad = retain_grad
@@ -132,6 +146,9 @@ class BackwardPass:
         # behind them): their gradient is taken when their creator runs, as
         # the table drops it then.
         self.captured: dict[VariableNode, Any] | None = None
+        self.dests = None if double or self.lazy else destinations or None
+        # leaves in their destination -> it includes the old gradient already
+        self.in_dest: dict[VariableNode, bool] = {}
 
     # -- phase 1: collect -------------------------------------------------
     def seed(
@@ -293,6 +310,7 @@ class BackwardPass:
         stops = self.stops
         seen = self.seen
         heap = self.heap
+        dests = self.dests
         for i, gx, data in zip(targets, gxs, datas):
             if gx is None:
                 continue
@@ -306,6 +324,8 @@ class BackwardPass:
                 _check_nan_backward(func, data)
             cur = grads.get(x)
             if cur is None:
+                if dests is not None and x in dests and x.creator_node is None:
+                    gx = data = self._to_destination(x, dests[x], data)
                 grads[x] = [gx] if lazy else gx
                 # The first gradient of x: queue its creator (as schedule
                 # does; spelled out here, where it runs once per node).
@@ -327,6 +347,15 @@ class BackwardPass:
             else:
                 grads[x] = _add_arrays(cur, data)
                 self.owned.add(x)
+
+    def _to_destination(self, x: VariableNode, dest: Any, data: Any) -> Any:
+        """Leaf ``x``'s first gradient, moved into its destination (which
+        then collects the pass's further contributions in place)."""
+        if type(data) is not type(dest):
+            return data
+        self.in_dest[x] = fill_destination(x, dest, data)
+        self.owned.add(x)
+        return dest
 
     # -- phase 5: hand out ------------------------------------------------
     def hand_out(self, set_leaf_grads: bool) -> dict[Any, Any]:
@@ -350,23 +379,14 @@ class BackwardPass:
                 g = grads.pop(node, None)
                 var = None if g is None else node._variable()
                 if var is not None:
-                    self._store_leaf_grad(var, g)
+                    store_leaf_grad(
+                        var, g, self.double, self.loss_scale, self.in_dest.get(node)
+                    )
         if self.captured:
             for node, g in self.captured.items():
                 if g is not None:
                     grads[node] = g
         return grads
-
-    def _store_leaf_grad(self, var: Variable, g: Variable) -> None:
-        old = var._grad_var
-        if old is not None:
-            g = (
-                old + g
-                if self.double
-                else _new_variable(_add_arrays(old._data, g._data), False)
-            )
-        var._grad_var = g
-        var._loss_scale = self.loss_scale
 
 
 def run(
@@ -388,8 +408,10 @@ def run(
     ``stop_nodes``), and those that ``capture_nodes`` had when their
     creators ran.
     """
+    # Destinations are for gradients that become the leaves' grad.
+    dests = current_destinations() if set_leaf_grads and not stop_nodes else None
     bp = BackwardPass(
-        retain_grad, enable_double_backprop, loss_scale, stop_nodes, free_graph
+        retain_grad, enable_double_backprop, loss_scale, stop_nodes, free_graph, dests
     )
     captured = dict.fromkeys(capture_nodes)
     if captured:

@@ -9,6 +9,9 @@ them, so both modules' names stay where callers look for them.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy
@@ -172,3 +175,165 @@ def _check_nan_backward(func: Any, data: Any) -> None:
     host = cuda.to_cpu(data)
     if bool((host != host).any()):
         raise RuntimeError(f"NaN is detected on backward computation of {func.label}")
+
+
+# -- gradient destinations --------------------------------------------------
+
+#: The destinations of the innermost :func:`grad_destinations` block: leaf
+#: node -> array, or None outside any block.
+_destinations: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar(
+    "kusari_grad_destinations", default=None
+)
+
+
+@contextlib.contextmanager
+def grad_destinations(pairs: Iterable[tuple[Variable, Any]]) -> Iterator[None]:
+    """Let the backward passes in this block write leaves' gradients into
+    given arrays.
+
+    A kusari addition (Chainer has no such switch), for code that keeps
+    gradients in buffers of its own: kusari-mn averages all of a model's
+    gradients in one flat buffer per dtype, and its multi-node optimizer
+    hands the buffer's views here, so that the buffer needs no copying pass
+    of its own after backward. Nothing changes outside such a block.
+
+    Inside it, when a backward pass that stores the leaves' gradients
+    (``Variable.backward``, ``kusari.backward``; not ``kusari.grad``, not
+    with ``enable_double_backprop`` or ``config.lazy_grad_sum``) gives
+    variable ``v`` of a pair its first gradient of the pass, the gradient
+    is copied into the pair's array at once, while it is still in cache,
+    and later contributions of the pass are added there in place. Afterwards
+    ``v.grad`` *is* that array, holding what it would have held without the
+    block: ``v``'s old gradient (if it had one) plus the pass's gradient.
+    The only difference is rounding order when ``v``'s old gradient lies in
+    the destination itself and the pass gives ``v`` several contributions
+    (the old gradient is added first instead of last). A variable that gets
+    no gradient in the pass keeps its ``grad``, and its array is not
+    touched. A gradient of another array type than the destination (a
+    device gradient for a host array) is handed out as usual.
+
+    The arrays must not overlap one another or anything backward reads
+    (the graph's retained arrays, an initial gradient).
+
+    Args:
+        pairs: ``(variable, array)`` pairs; each array of the variable's
+            array type, shape and dtype, writeable. A later pair for the
+            same variable replaces an earlier one.
+
+    Raises:
+        TypeError: When a pair's variable is not a :class:`Variable` or its
+            array is not an array of the variable's array type.
+        ValueError: When a variable has no array yet, or an array's shape
+            or dtype differs from its variable's, or it is read-only.
+
+    Example:
+        >>> import numpy as np
+        >>> import kusari
+        >>> w = kusari.Parameter(np.ones(3, np.float32))
+        >>> out = np.empty(3, np.float32)
+        >>> with kusari.grad_destinations([(w, out)]):
+        ...     kusari.functions.sum(w * 2.0).backward()
+        >>> w.grad is out, out
+        (True, array([2., 2., 2.], dtype=float32))
+    """
+    table: dict[Any, Any] = {}
+    for pair in pairs:
+        var, dest = pair
+        _check_destination(var, dest)
+        table[var.node] = dest
+    token = _destinations.set(table)
+    try:
+        yield
+    finally:
+        _destinations.reset(token)
+
+
+def _check_destination(var: Any, dest: Any) -> None:
+    if not isinstance(var, Variable):
+        raise TypeError(
+            "grad_destinations: expected (Variable, array) pairs, got a "
+            f"{type(var).__name__} where the Variable goes"
+        )
+    array = var.array
+    name = var.name or "a variable"
+    if array is None:
+        raise ValueError(
+            f"grad_destinations: {name} has no array yet (an uninitialized "
+            "parameter), so its gradient has no shape to write into"
+        )
+    if type(dest) is not type(array):
+        raise TypeError(
+            f"grad_destinations: the destination of {name} must be a "
+            f"{type(array).__name__} like its array, got {type(dest).__name__}"
+        )
+    if dest.shape != array.shape or dest.dtype != array.dtype:
+        raise ValueError(
+            f"grad_destinations: the destination of {name} must have shape "
+            f"{array.shape} and dtype {array.dtype}, got {dest.shape} "
+            f"{dest.dtype}"
+        )
+    flags = getattr(dest, "flags", None)
+    if flags is not None and not flags.writeable:
+        raise ValueError(f"grad_destinations: the destination of {name} is read-only")
+
+
+def current_destinations() -> dict[Any, Any] | None:
+    """The innermost :func:`grad_destinations` block's node -> array table."""
+    return _destinations.get()
+
+
+def fill_destination(node: Any, dest: Any, data: Any) -> bool:
+    """Put leaf ``node``'s first gradient of a pass, ``data``, into ``dest``.
+
+    Where the variable's current gradient may share memory with ``dest``
+    (its old gradient lies there), the sum is written at once, since a copy
+    would overwrite the old gradient before it is added.
+
+    Returns:
+        Whether ``dest`` now includes the old gradient (else it holds
+        ``data`` alone and the old gradient, if any, is added when the
+        gradients are handed out: :func:`store_leaf_grad`).
+    """
+    xp = backend.get_array_module(dest)
+    var = node._variable()
+    old = None if var is None else var._grad_var
+    if old is not None and xp.may_share_memory(old._data, dest):
+        if old._data is dest or xp is numpy:
+            # (NumPy buffers overlapping operands itself)
+            xp.add(old._data, data, out=dest)
+        else:
+            xp.copyto(dest, old._data + data)
+        return True
+    xp.copyto(dest, data)
+    return False
+
+
+def store_leaf_grad(
+    var: Variable,
+    g: Any,
+    double: bool,
+    loss_scale: float | None,
+    in_dest: bool | None = None,
+) -> None:
+    """Make ``g`` (a Variable) ``var``'s gradient, added to its old one.
+
+    Args:
+        var: The leaf variable.
+        g: The gradient of the pass.
+        double: Whether the pass records a graph (then the sum does too).
+        loss_scale: Stored with the gradient.
+        in_dest: None for a gradient the pass made; else ``g`` is the
+            variable's destination, and whether it includes the old
+            gradient already (see :func:`fill_destination`).
+    """
+    old = var._grad_var
+    if old is not None and not in_dest:
+        if in_dest is not None:
+            # the destination holds the pass's part: old first, as below
+            backend.get_array_module(g._data).add(old._data, g._data, out=g._data)
+        elif double:
+            g = old + g
+        else:
+            g = _new_variable(_add_arrays(old._data, g._data), False)
+    var._grad_var = g
+    var._loss_scale = loss_scale
