@@ -9,8 +9,13 @@ decides, the **paired** medians: the median over repetitions of the case's
 time divided by the raw Allreduce's time *in the same repetition*, for wall
 time (the slowest rank) and for CPU time (both ranks added), which a slow
 spell of a shared machine moves much less than wall time. Cases:
-gradients already in the buffer's views, gradients replaced by new arrays
-(``cleargrads`` + backward), the views again with the ring reduction
+gradients already in the buffer's views, gradients just written into their
+views (what the multi-node optimizer's backward does: it writes each
+gradient into the buffer), gradients replaced by new arrays (what a plain
+``cleargrads`` + backward makes, and what training did before backward
+wrote into the buffer; its fair baseline, printed apart, is the raw
+Allreduce of bytes just written into its buffer too), the views again with
+the ring reduction
 switched off (divided by the size in one pass, then one Allreduce: what
 ``multi_node_mean_grad`` does below the ring's size threshold), the bare
 ring on a plain buffer (the transport without the call around it), float16
@@ -95,6 +100,13 @@ def _replace_grads(model: object, fresh: list[np.ndarray]) -> None:
         p.grad = g
 
 
+def _write_grads(model: object, fresh: list[np.ndarray]) -> None:
+    # what backward into the buffer leaves (MultiNodeOptimizer.update): new
+    # values in the gradients' own views, just written
+    for p, g in zip(model.params(), fresh, strict=True):  # type: ignore[attr-defined]
+        np.copyto(p.grad, g)
+
+
 def _user_op_half_sum(mpi_comm: object, buf: np.ndarray) -> None:
     from mpi4py import MPI
 
@@ -136,6 +148,7 @@ def _time_cases(
     wall: dict[str, list[float]] = {k: [] for k in cases}
     cpu: dict[str, list[float]] = {k: [] for k in cases}
     keys = list(cases)
+    clock, cpu_clock = time.perf_counter, time.process_time
     for rep in range(reps):
         for key in keys[rep % len(keys) :] + keys[: rep % len(keys)]:
             fn, setup = cases[key]
@@ -147,14 +160,17 @@ def _time_cases(
             if flush is not None:
                 flush += 1.0
             mpi.Barrier()  # type: ignore[attr-defined]
-            c0 = time.process_time()
-            t0 = time.perf_counter()
+            w = c = 0.0
             for _ in range(calls):
                 if setup is not None:
-                    setup()  # a few reference assignments (microseconds)
+                    setup()  # untimed: what comes before the call in training
+                c0 = cpu_clock()
+                t0 = clock()
                 fn()
-            wall[key].append((time.perf_counter() - t0) / calls)
-            cpu[key].append((time.process_time() - c0) / calls)
+                w += clock() - t0
+                c += cpu_clock() - c0
+            wall[key].append(w / calls)
+            cpu[key].append(c / calls)
     out = {}
     for key in keys:
         w = np.array(wall[key])
@@ -216,7 +232,14 @@ def worker(repeat: int) -> None:
         # the gradients, so cases sharing a model would copy each other's.
         models = {
             k: build(shapes)
-            for k in ("views", "fresh", "views_allreduce", "fp16", "fp16_userop")
+            for k in (
+                "views",
+                "backward",
+                "fresh",
+                "views_allreduce",
+                "fp16",
+                "fp16_userop",
+            )
         }
         fresh = [p.grad.copy() for p in models["fresh"].params()]  # type: ignore[attr-defined]
         n = sum(int(np.prod(s)) for s in shapes)
@@ -231,6 +254,9 @@ def worker(repeat: int) -> None:
         # placed like the communicator's buffers (huge pages: see zeros)
         raw = zeros(np, n, np.float32)
         raw[...] = values
+        # the raw Allreduce of bytes just written, as backward would leave
+        # them: the baseline of the "backward" case
+        raw_written = zeros(np, n, np.float32)
         plain = zeros(np, n + 1, np.float32)  # the bare ring's (and a flag)
         plain[:n] = values
         resets = {"raw": partial(np.copyto, raw, values)}
@@ -238,9 +264,18 @@ def worker(repeat: int) -> None:
         reps = repeat if small else max(5, repeat // 6)
 
         replace_grads = partial(_replace_grads, models["fresh"], fresh)
+        write_grads = partial(_write_grads, models["backward"], fresh)
         f32: Cases = {
             "raw": (partial(mpi.Allreduce, MPI.IN_PLACE, raw, MPI.SUM), None),
+            "raw_written": (
+                partial(mpi.Allreduce, MPI.IN_PLACE, raw_written, MPI.SUM),
+                partial(np.copyto, raw_written, values),
+            ),
             "views": (partial(comm.multi_node_mean_grad, models["views"]), None),
+            "backward": (
+                partial(comm.multi_node_mean_grad, models["backward"]),
+                write_grads,
+            ),
             "fresh": (
                 partial(comm.multi_node_mean_grad, models["fresh"]),
                 replace_grads,
@@ -257,10 +292,14 @@ def worker(repeat: int) -> None:
         warm = _time_cases(mpi, f32, reps, None, calls, resets)
         out["warm"] = _summary(warm)
         out["ring_vs_off"] = _ring_vs_pass(warm, "views", "views_allreduce")
+        out["backward_vs_raw_written"] = _ring_vs_pass(warm, "backward", "raw_written")
         if small:  # ResNet-50's 102 MB never fit the cache: always cold
             cold = _time_cases(mpi, f32, reps, flush, 1, resets)
             out["cold"] = _summary(cold)
             out["ring_vs_off_cold"] = _ring_vs_pass(cold, "views", "views_allreduce")
+            out["backward_vs_raw_written_cold"] = _ring_vs_pass(
+                cold, "backward", "raw_written"
+            )
         # float16 apart: its casts churn the cache and take tens of times as
         # long, which would disturb the float32 cases' timings
         f16: Cases = {
@@ -417,8 +456,12 @@ def main() -> None:
         "at the end"
     )
     print(
-        "views: gradients left in their buffer views; fresh: replaced by new "
-        "arrays (cleargrads + backward);\nviews_allreduce: views, ring off "
+        "views: gradients left in their buffer views; backward: new values "
+        "written into the views (as MultiNodeOptimizer's backward does);\n"
+        "raw_written: the raw Allreduce of bytes just written into its buffer "
+        "(backward's baseline);\n"
+        "fresh: replaced by new arrays (a plain cleargrads + backward); "
+        "views_allreduce: views, ring off "
         "(1/size pass + one Allreduce); ring_only: the ring on a plain buffer;\n"
         "warm: every case's buffer in cache, the mean of back-to-back calls (as "
         "in training); cold: caches flushed, then one call after a Barrier;\n"
@@ -436,13 +479,15 @@ def main() -> None:
         for mode in ("warm", "cold", "fp16"):
             if mode in r:
                 _print_block(mode, r[mode])
-        for key, label in (("ring_vs_off", "warm"), ("ring_vs_off_cold", "cold")):
+        for key, label in (
+            ("ring_vs_off", "ring on / ring off (warm, paired)"),
+            ("ring_vs_off_cold", "ring on / ring off (cold, paired)"),
+            ("backward_vs_raw_written", "backward / raw_written (warm, paired)"),
+            ("backward_vs_raw_written_cold", "backward / raw_written (cold, paired)"),
+        ):
             if key in r:
                 v = r[key]
-                print(
-                    f"  ring on / ring off ({label}, paired): wall x{v['wall']:.3f}, "
-                    f"CPU x{v['cpu']:.3f}"
-                )
+                print(f"  {label}: wall x{v['wall']:.3f}, CPU x{v['cpu']:.3f}")
 
 
 if __name__ == "__main__":

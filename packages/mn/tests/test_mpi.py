@@ -18,11 +18,18 @@ pytestmark = pytest.mark.mpi
 
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_checks(mpi, n):
-    """Collectives, gradient averaging, datasets, optimizer, evaluators,
-    batch normalization and model-parallel functions against NumPy."""
+    """Collectives, gradient averaging (backward writing into the buffer
+    included), datasets, optimizer, evaluators, batch normalization and
+    model-parallel functions against NumPy."""
     result = mpi(n, "check_all.py", timeout=120)
     assert result.returncode == 0, result.output
-    for tag in ("CHECKS-OK", "GRAD-BUFFER-OK", "TRAINING-OK", "MODEL-PARALLEL-OK"):
+    for tag in (
+        "CHECKS-OK",
+        "GRAD-BUFFER-OK",
+        "GRAD-DESTINATIONS-OK",
+        "TRAINING-OK",
+        "MODEL-PARALLEL-OK",
+    ):
         for rank in range(n):
             assert f"{tag} {rank}" in result.stdout, result.output
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from mpi4py import MPI
 
+from kusari import grad_destinations
 from kusari_mn.communicators._mean_grad import GradMeanMixin
 from kusari_mn.communicators._memory_utility import GradBuffer
 from kusari_mn.communicators._reduction import sum_op_and_type
@@ -78,16 +79,35 @@ def _unchanged(link: Any, seen: Any) -> bool:
 
 
 def _backward(
-    optimizer: Any, lossfun: Callable[..., Any], args: Any, kwds: Any
+    optimizer: Any,
+    lossfun: Callable[..., Any],
+    args: Any,
+    kwds: Any,
+    grads: GradBuffer | None = None,
 ) -> None:
-    # Same steps as GradientMethod.update with a loss function, which has
-    # to be split here so the averaging fits between backward and update.
+    """Same steps as GradientMethod.update with a loss function, which has
+    to be split here so the averaging fits between backward and update.
+
+    With ``grads`` (the buffer the averaging that follows reduces), backward
+    writes each gradient into its view of the buffer as it is computed
+    (``grad_destinations``): then the averaging reduces the buffer as it is,
+    the same work as when the gradients are left in place, instead of
+    reading every new gradient array from wherever backward put it (on the
+    development machine that cost the averaging of the MNIST MLP 1.6-2.5x
+    a plain Allreduce; docs/mn-scaling.md).
+    """
     loss = lossfun(*args, **kwds)
     if getattr(optimizer, "_use_cleargrads", True):
         optimizer.target.cleargrads()
     else:
         optimizer.target.zerograds()
-    loss.backward(loss_scale=getattr(optimizer, "loss_scale", None))
+    loss_scale = getattr(optimizer, "loss_scale", None)
+    dests = None if grads is None else grads.destinations(optimizer.target)
+    if dests:
+        with grad_destinations(dests):
+            loss.backward(loss_scale=loss_scale)
+    else:
+        loss.backward(loss_scale=loss_scale)
     del loss
 
 
@@ -102,6 +122,10 @@ class _MultiNodeOptimizer:
         object.__setattr__(self, "zero_fill", zero_fill)
         object.__setattr__(self, "target_params", [])
         object.__setattr__(self, "_seen", None)
+        # Backward writes the gradients into the averaging's buffer (see
+        # _backward); False hands them out as new arrays, as kusari does
+        # (for comparisons).
+        object.__setattr__(self, "_use_destinations", True)
 
     def __repr__(self) -> str:
         return f"MultiNodeOptimizer({self.actual_optimizer!r})"
@@ -186,10 +210,24 @@ class _MultiNodeOptimizer:
                 "forward pass everywhere)"
             )
 
+    def _destination_buffer(self) -> GradBuffer | None:
+        """The gradient buffer the next averaging reduces, for backward to
+        write into (None: backward hands out new arrays)."""
+        grads = getattr(self.communicator, "_grads", None)
+        if not self._use_destinations or not isinstance(grads, GradBuffer):
+            return None
+        return grads
+
     def update(
         self, lossfun: Callable[..., Any] | None = None, *args: Any, **kwds: Any
     ) -> None:
         """Backprop (with ``lossfun``), average the gradients, update.
+
+        With ``lossfun``, backward writes each gradient straight into the
+        communicator's gradient buffer (after the first update), so the
+        gradients of the previous update, which are views of that buffer,
+        change during backward rather than during the averaging: keep a
+        copy of a gradient that is needed longer than one step.
 
         A call after the set of parameters changed (e.g. a lazily
         initialized link got its weights) broadcasts rank 0's parameters
@@ -197,7 +235,9 @@ class _MultiNodeOptimizer:
         """
         target = self.actual_optimizer.target
         if lossfun is not None:
-            _backward(self.actual_optimizer, lossfun, args, kwds)
+            _backward(
+                self.actual_optimizer, lossfun, args, kwds, self._destination_buffer()
+            )
         if self._mean_grad_or_resync(target):
             self.communicator.bcast_data(target)
         else:
@@ -237,7 +277,9 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
     ) -> None:
         target = self.actual_optimizer.target
         if lossfun is not None:
-            _backward(self.actual_optimizer, lossfun, args, kwds)
+            # this step's buffer; the other one is still being reduced
+            dest = self._buffers[0] if self._use_destinations else None
+            _backward(self.actual_optimizer, lossfun, args, kwds, dest)
         comm = self.communicator
         changed = self.is_changed(target)
         grads = self._buffers[0]

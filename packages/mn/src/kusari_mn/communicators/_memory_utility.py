@@ -11,7 +11,11 @@ and reduces it in place, or, for a group whose reduction divides by the
 number of ranks itself (the ring of ``_ring.py``), reduces it as it is. A
 gradient that was replaced (``cleargrads`` plus backward makes new arrays)
 is copied into its view once, fused with the scaling, or left where it is
-for the ring to read; the view is handed back afterwards.
+for the ring to read; the view is handed back afterwards. The multi-node
+optimizer avoids that case: it hands the views to backward as the
+gradients' destinations (:meth:`GradBuffer.destinations`), so the fresh
+gradients are copied into them while still in cache and the averaging
+finds every gradient in its view.
 
 The buffers are kept between steps and rebuilt only when the set of
 parameters, their shapes or dtypes change, so a step allocates nothing.
@@ -194,6 +198,9 @@ class GradBuffer:
         # reduces when its own layout changed).
         self.agreed: tuple[Any, ...] | None = None
         self.agreed_first: GradGroup | None = None
+        # (parameter, view) pairs for backward (see destinations), or None
+        # until asked for after a rebuild.
+        self._dests: list[tuple[Any, Any]] | None = None
 
     def select(self, model: Any, zero_fill: bool) -> list[tuple[str, Any]]:
         """The parameters taking part, sorted by name (same order on every rank).
@@ -240,6 +247,7 @@ class GradBuffer:
             for name, p in params
         )
         self._last = [(p, p.array) for _, p in params]
+        self._dests = None
         if key == self._key:
             return False
         by_dtype: dict[Any, list[int]] = {}
@@ -264,6 +272,7 @@ class GradBuffer:
         self._views = views
         self._key = key
         self._steady = None
+        self._dests = None
         return True
 
     def mark_steady(self, model: Any, zero_fill: bool) -> None:
@@ -308,12 +317,47 @@ class GradBuffer:
                 return False
         return True
 
+    def destinations(self, model: Any) -> list[tuple[Any, Any]] | None:
+        """``(parameter, view)`` for every parameter of the last averaging,
+        if that averaged ``model``, for
+        ``kusari.grad_destinations``: backward then writes
+        each gradient into its view as soon as it is computed, and the next
+        averaging finds them all in place (no copying pass, no reading of
+        scattered fresh arrays). None before the first averaging, after a
+        mismatch, or while one of those parameters is uninitialized or holds
+        an array its view does not fit (another shape, dtype or array type;
+        that step copies as before). An array replaced by one like it (the
+        fused optimizer update packs the parameters into its own buffer
+        once) keeps its view. None too when the last averaging was of
+        another model (two optimizers sharing a communicator, as a GAN's
+        do): backward would write into views that are another model's
+        gradients.
+        """
+        last = self._last
+        walk = self._walk
+        if last is None or walk is None or walk[0]() is not model:
+            return None
+        for (p, array), view in zip(last, self._views, strict=True):
+            now = p.array
+            if now is None or now.shape != view.shape:
+                return None
+            if now is not array and (
+                now.dtype != view.dtype or type(now) is not type(view)
+            ):
+                return None
+        if self._dests is None:
+            self._dests = [
+                (p, view) for (p, _), view in zip(last, self._views, strict=True)
+            ]
+        return self._dests
+
     def forget_layout(self) -> None:
         """Make the next :meth:`prepare` rebuild the buffers (and report it),
         and drop the agreed layout."""
         self._key = None
         self._last = None
         self._steady = None
+        self._dests = None
         self.agreed = None
         self.agreed_first = None
 
