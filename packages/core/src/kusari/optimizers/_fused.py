@@ -30,6 +30,7 @@ values.
 from __future__ import annotations
 
 import bisect
+import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -62,12 +63,20 @@ class ElementwiseKernel:
     """An in-place update ``kernel(consts, p, g, state, t1, t2)`` on blocks.
 
     ``p`` and the arrays of ``state`` (a dict) are updated in place from
-    ``g``; ``t1`` and ``t2`` are scratch arrays of the same length.
+    ``g``; ``t1`` and ``t2`` are scratch arrays of the same length. A kernel
+    that calls BLAS (``blas=True``) runs with BLAS held to one thread: its
+    blocks are already the pool threads' shares, and BLAS's own threads
+    would spin on the cores the pool needs.
     """
 
-    def __init__(self, fn: Kernel, n_temps: int = 2) -> None:
+    def __init__(self, fn: Kernel, n_temps: int = 2, blas: bool = False) -> None:
         self.fn = fn
         self.n_temps = n_temps
+        self.blas = blas
+
+    def held(self) -> Any:
+        """The context the kernel runs in (BLAS at one thread when it calls it)."""
+        return threads.one_blas_thread() if self.blas else contextlib.nullcontext()
 
     def apply(self, consts: Any, p: Any, g: Any, state: dict[str, Any]) -> None:
         """Update one parameter's arrays (any shape), blocked and threaded."""
@@ -77,7 +86,8 @@ class ElementwiseKernel:
             for a in arrays
         ):
             temps = [numpy.empty_like(p) for _ in range(self.n_temps)]
-            self.fn(consts, p, g, state, *temps)
+            with self.held():
+                self.fn(consts, p, g, state, *temps)
             return
         sflat = {k: _flat(v) for k, v in state.items()}
         run_blocks(
@@ -163,7 +173,8 @@ def run_blocks(
                 *[t[:m] for t in temps],
             )
 
-    threads.run_split(work, len(pieces), nbytes)
+    with kernel.held():
+        threads.run_split(work, len(pieces), nbytes)
 
 
 def _gather(out: Any, grads: list[Any], offsets: list[int], s: int, e: int) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy
 
 from kusari import optimizer
+from kusari.optimizers import _blas_axpy
 from kusari.optimizers._fused import ElementwiseKernel
 from kusari.optimizers._util import kernel, set_hyperparams
 
@@ -16,6 +17,10 @@ _default_hyperparam.lr = 0.01
 
 def _sgd_cpu(consts: Any, p: Any, g: Any, state: Any, t1: Any) -> None:
     (lr,) = consts
+    # One pass through OpenBLAS's axpy (p + (-lr) g rounded once, as
+    # PyTorch and CUDA compute it); two NumPy passes where it cannot.
+    if _blas_axpy.axpy(-lr, g, p):
+        return
     numpy.multiply(g, lr, out=t1)
     p -= t1
 
@@ -29,7 +34,7 @@ class SGDRule(optimizer.UpdateRule):
     """
 
     is_elementwise = True
-    _fused_kernel = ElementwiseKernel(_sgd_cpu, n_temps=1)
+    _fused_kernel = ElementwiseKernel(_sgd_cpu, n_temps=1, blas=True)
 
     def __init__(self, parent_hyperparam: Any = None, lr: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
@@ -57,6 +62,12 @@ class SGDRule(optimizer.UpdateRule):
 
 class SGD(optimizer.GradientMethod):
     """Vanilla stochastic gradient descent.
+
+    On CPU, float32 and float64 parameters are updated in one pass by
+    OpenBLAS's ``axpy`` where NumPy's BLAS is OpenBLAS: ``W + (-lr) g``
+    rounded once, as PyTorch's CPU update and a contracted CUDA kernel
+    compute it (Chainer's NumPy update rounds ``lr * g`` first; the two can
+    differ in the last bit). Elsewhere the update is NumPy's two passes.
 
     Args:
         lr: Learning rate.

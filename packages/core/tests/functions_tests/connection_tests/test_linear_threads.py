@@ -119,3 +119,112 @@ def test_linear_mixed_dtypes(gemm_blocks, monkeypatch):
     np.testing.assert_array_equal(y, one[0])
     np.testing.assert_array_equal(gx, one[1])
     np.testing.assert_allclose(gW, one[2], rtol=1e-5, atol=1e-5)
+
+
+# Thin batches compute the forward product as (W x^T)^T (connection/linear.py):
+# x W^T up to the last bit (OpenBLAS's kernels for a block's ragged edge may
+# round differently), the same bits at 2 and 3 threads, the gradients as
+# before.
+THIN = {
+    # name: (x shape, W shape, n_batch_axes)
+    "mlp_batch_100": ((100, 784), (1000, 784), 1),
+    "lstm_batch_20": ((20, 650), (2600, 650), 1),
+    "two_batch_axes": ((4, 5, 256), (300, 256), 2),
+}
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", sorted(THIN))
+def test_linear_thin_batch_transposed_forward(
+    case, dtype, bias, gemm_blocks, monkeypatch
+):
+    from kusari.functions.connection import linear as linear_mod
+
+    xs, ws, nba = THIN[case]
+    x, W = _rand(xs, dtype, 11), _rand(ws, dtype, 12)
+    b = _rand(ws[:1], dtype, 13) if bias else None
+    taken = []
+    real = linear_mod._product_transposed
+    monkeypatch.setattr(
+        linear_mod,
+        "_product_transposed",
+        lambda *a: taken.append(1) or real(*a),
+    )
+    outs = {}
+    for n in (1, 2, 3):
+        monkeypatch.setattr(threads, "_num_threads", n)
+        outs[n] = _linear(x, W, b, n_batch_axes=nba)
+        assert len(taken) == n, "the thin batch should take the transposed product"
+        y = outs[n][0]
+        assert y.flags.c_contiguous and y.dtype == dtype
+        assert y.shape == xs[:nba] + ws[:1]
+    assert gemm_blocks and max(gemm_blocks) > 1
+    for a, c in zip(outs[2], outs[3]):
+        np.testing.assert_array_equal(a, c)
+    # The plain product x W^T (+ b), as computed before.
+    monkeypatch.setattr(linear_mod, "_transposed_pays", lambda x2, W: False)
+    for n in (1, 2):
+        monkeypatch.setattr(threads, "_num_threads", n)
+        plain = _linear(x, W, b, n_batch_axes=nba)
+        assert len(taken) == 3
+        tol = 1e-6 if dtype == np.float32 else 1e-13
+        np.testing.assert_allclose(outs[n][0], plain[0], rtol=tol, atol=tol)
+        for a, c in zip(outs[n][1:], plain[1:]):
+            np.testing.assert_array_equal(a, c)
+    want = x.reshape(-1, ws[1]).astype(np.float64) @ W.T.astype(np.float64)
+    if bias:
+        want = want + b
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(outs[1][0].reshape(want.shape), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize(
+    "xs,ws,dx,dw,expected",
+    [
+        ((100, 784), (1000, 784), np.float32, np.float32, True),
+        ((100, 784), (1000, 784), np.float64, np.float64, True),
+        ((100, 784), (1000, 784), np.float16, np.float16, False),
+        ((100, 784), (1000, 784), np.float32, np.float64, False),  # mixed
+        ((161, 784), (1000, 784), np.float32, np.float32, False),  # many rows
+        ((100, 784), (199, 784), np.float32, np.float32, False),  # few outputs
+        ((100, 100), (1000, 100), np.float32, np.float32, False),  # short k
+        ((4, 128), (8, 128), np.float32, np.float32, False),  # too small
+    ],
+)
+def test_linear_transposed_forward_rule(xs, ws, dx, dw, expected):
+    from kusari.functions.connection import linear as linear_mod
+
+    x, W = np.zeros(xs, dx), np.zeros(ws, dw)
+    assert linear_mod._transposed_pays(x, W) is expected
+
+
+def test_linear_transposed_forward_double_backprop(monkeypatch):
+    # check_op's numerical gradients and double backprop through the
+    # transposed forward, with the thresholds lowered to a test-sized input.
+    from kusari.functions.connection import linear as linear_mod
+    from kusari.testing import check_op
+
+    monkeypatch.setattr(linear_mod, "_T_MIN_K", 1)
+    monkeypatch.setattr(linear_mod, "_T_MIN_WORK", 1)
+    taken = []
+    real = linear_mod._product_transposed
+    monkeypatch.setattr(
+        linear_mod,
+        "_product_transposed",
+        lambda *a: taken.append(1) or real(*a),
+    )
+    for nobias in (False, True):
+
+        def ref(x, W, *b):
+            y = x @ W.T
+            return y + b[0] if b else y
+
+        inputs = [(3, 4), (7, 4)] + ([] if nobias else [(7,)])
+        check_op(
+            lambda *a: F.linear(*a[:2], a[2] if len(a) > 2 else None),
+            ref,
+            inputs,
+            dtype=np.float64,
+        )
+    assert taken

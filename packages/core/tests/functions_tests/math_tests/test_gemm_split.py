@@ -264,3 +264,20 @@ def test_uncut_products_hold_blas_on_a_threaded_pool(
     G.matmul_into(a[None], b[None], out, accumulate=True)
     np.testing.assert_array_equal(out[0], 2 * one)
     assert blas_holds == ([1, 1] if held else [])
+
+
+def test_matmul_cuts_at_most_max_matmul_blocks(gemm_blocks, monkeypatch):
+    # 2-d products (Linear, F.matmul) take fewer blocks than the convolution
+    # kernels' batched ones: the MLP's first layer in two, not four.
+    assert len(G.blocks(100, 1000, 784)[1]) == 4
+    assert len(G.blocks(100, 1000, 784, G.MAX_MATMUL_BLOCKS)[1]) == 2
+    a, b = _rand((100, 784), np.float32, 30), _rand((784, 1000), np.float32, 31)
+    monkeypatch.setattr(threads, "_num_threads", 1)
+    whole = G.matmul(a, b)
+    monkeypatch.setattr(threads, "_num_threads", 2)
+    np.testing.assert_array_equal(G.matmul(a, b), whole)
+    assert gemm_blocks == [G.MAX_MATMUL_BLOCKS]
+    out = np.empty((1, 100, 1000), np.float32)
+    G.matmul_into(a[None], b[None], out)  # the batched kernels keep four
+    assert gemm_blocks[-1] == 4
+    np.testing.assert_array_equal(out[0], whole)

@@ -53,6 +53,13 @@ MAX_SPLIT_WORK = 1 << 32
 # that two or four threads get even shares.
 MAX_BLOCKS = 4
 
+# Blocks per 2-d product (:func:`matmul`: Linear, ``F.matmul``) at most. The
+# MLP's SGD step at two threads, best of 20 interleaved rounds, four runs:
+# two blocks 7.4-8.3 ms against four 7.9-8.6 ms (3-10 % faster; medians
+# 1-3 %): a layer's GEMMs are a few hundred microseconds each, and every
+# extra block repacks the shared operand.
+MAX_MATMUL_BLOCKS = 2
+
 # Rows (or columns) a block gets at least. Every block repacks the operand
 # the blocks share; at one thread, LeNet's 800 -> 500 layer in four blocks
 # of 125 columns ran 4-7 % slower than one GEMM, in two of 250 2-4 %; the
@@ -80,13 +87,16 @@ _SPLIT_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64))
 _local = threading.local()
 
 
-def blocks(m: int, n: int, k: int) -> tuple[int, list[tuple[int, int]]]:
+def blocks(
+    m: int, n: int, k: int, max_blocks: int = MAX_BLOCKS
+) -> tuple[int, list[tuple[int, int]]]:
     """The block grid of an ``(m, k) @ (k, n)`` product.
 
     Args:
         m: Rows of the product.
         n: Columns of the product.
         k: The contracted length.
+        max_blocks: Blocks at most (a power of two).
 
     Returns:
         ``(axis, ranges)``: the output axis cut (0: rows, 1: columns) and the
@@ -94,14 +104,14 @@ def blocks(m: int, n: int, k: int) -> tuple[int, list[tuple[int, int]]]:
         Cutting rows repacks ``b`` (``k * n``) in each block, cutting columns
         repacks ``a`` (``m * k``): the longer output axis is cut, whose
         shared operand is the smaller.  The count is 1, 2 or 4 (at most
-        :data:`MAX_BLOCKS`), each block at least :data:`MIN_BLOCK_WORK`
+        ``max_blocks``), each block at least :data:`MIN_BLOCK_WORK`
         multiply-adds and :data:`MIN_BLOCK_LEN` long; products above
         :data:`MAX_SPLIT_WORK` are one range.
     """
     axis = 1 if m < n else 0
     length = n if axis else m
     work = m * n * k
-    most = min(MAX_BLOCKS, work // MIN_BLOCK_WORK, length // MIN_BLOCK_LEN)
+    most = min(max_blocks, work // MIN_BLOCK_WORK, length // MIN_BLOCK_LEN)
     if most <= 1 or work > MAX_SPLIT_WORK:
         return axis, [(0, length)]
     count = 1 << (most.bit_length() - 1)  # the largest power of two <= most
@@ -149,7 +159,9 @@ def _splittable(a: Any, b: Any, out: Any) -> bool:
     )
 
 
-def matmul_into(a: Any, b: Any, out: Any, accumulate: bool = False) -> None:
+def matmul_into(
+    a: Any, b: Any, out: Any, accumulate: bool = False, max_blocks: int = MAX_BLOCKS
+) -> None:
     """``out[g] = a[g] @ b[g]`` (``+=`` with ``accumulate``) over groups.
 
     For ``a`` (G, M, K), ``b`` (G, K, N) and ``out`` (G, M, N) of any
@@ -164,10 +176,11 @@ def matmul_into(a: Any, b: Any, out: Any, accumulate: bool = False) -> None:
         b: Right operands.
         out: Where the products go (or are added, with ``accumulate``).
         accumulate: Add the products to ``out`` instead of storing them.
+        max_blocks: Blocks per group at most (see :func:`blocks`).
     """
     G, M, K = a.shape
     N = b.shape[2]
-    axis, ranges = blocks(M, N, K)
+    axis, ranges = blocks(M, N, K, max_blocks)
     if (
         len(ranges) == 1
         or not _splittable(a, b, out)
@@ -208,8 +221,9 @@ def matmul(a: Any, b: Any) -> Any:
     """``a @ b`` for 2-d arrays, split over the pool when it pays.
 
     NumPy float32/float64 operands of one dtype are cut by :func:`blocks`
-    (see :func:`matmul_into`); anything else is ``a @ b`` as it is (CuPy,
-    float16, mixed dtypes, small products).
+    into at most :data:`MAX_MATMUL_BLOCKS` (see :func:`matmul_into`);
+    anything else is ``a @ b`` as it is (CuPy, float16, mixed dtypes, small
+    products).
 
     Args:
         a: ``(m, k)`` array; any strides (transposed views included).
@@ -232,12 +246,15 @@ def matmul(a: Any, b: Any) -> Any:
     n = b.shape[1]
     if m * n * k < min(_BLAS_THREADED_WORK, 2 * MIN_BLOCK_WORK):
         return a @ b  # neither cut nor held: the plainest path
-    if len(blocks(m, n, k)[1]) <= 1 or threads.blas_controller() is None:
+    if (
+        len(blocks(m, n, k, MAX_MATMUL_BLOCKS)[1]) <= 1
+        or threads.blas_controller() is None
+    ):
         with _whole(m * n * k):
             return a @ b
     if threads.get_num_threads() <= 1:
         with threads.one_blas_thread():  # the blocks' bits, in one call
             return a @ b
     y = numpy.empty((m, n), dtype=a.dtype)
-    matmul_into(a[None], b[None], y[None])
+    matmul_into(a[None], b[None], y[None], max_blocks=MAX_MATMUL_BLOCKS)
     return y
