@@ -11,6 +11,7 @@ LSTM_UNITS = 650
 # ResNet-50 stages: (bottleneck width, blocks, stride of the first block)
 RESNET_STAGES = ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2))
 RESNET_BATCH, RESNET_BATCH_QUICK = 16, 4
+ATARI_BATCH, ATARI_ACTIONS = 32, 6
 
 # name: (x shape, W shape, stride, pad)
 CONVS: dict[str, tuple[tuple[int, ...], tuple[int, ...], int, int]] = {
@@ -48,6 +49,21 @@ def lenet_data() -> dict[str, Any]:
         "c2": _he(rng, 50, 20, 5, 5),
         "f1": _he(rng, 500, 800),
         "f2": _he(rng, 10, 500),
+    }
+
+
+def atari_data() -> dict[str, Any]:
+    """The Nature-DQN network's input (batch 32 of four stacked 84x84
+    frames), Pong's 6 actions as labels, and its layers' weights."""
+    rng = _rng()
+    return {
+        "x": rng.random((ATARI_BATCH, 4, 84, 84), dtype=np.float32),
+        "t": rng.integers(0, ATARI_ACTIONS, ATARI_BATCH).astype(np.int32),
+        "c1": _he(rng, 32, 4, 8, 8),
+        "c2": _he(rng, 64, 32, 4, 4),
+        "c3": _he(rng, 64, 64, 3, 3),
+        "f1": _he(rng, 512, 3136),
+        "f2": _he(rng, ATARI_ACTIONS, 512),
     }
 
 

@@ -110,6 +110,41 @@ def lenet() -> Callable[[], None]:
     return _train(LeNet(), optimizers.SGD(0.01), data["x"], data["t"])
 
 
+def atari(backward: bool) -> Callable[[], None]:
+    """The Nature-DQN network (Mnih et al. 2015), batch 32: an SGD step, or
+    the forward alone under ``no_backprop_mode`` (acting on a batch)."""
+    import kusari
+    import kusari.functions as F
+    import kusari.links as L
+    from kusari import optimizers
+
+    data = S.atari_data()
+
+    class NatureDQN(kusari.Chain):
+        def __init__(self) -> None:
+            super().__init__()
+            with self.init_scope():
+                self.c1 = L.Convolution2D(4, 32, 8, 4, initialW=data["c1"])
+                self.c2 = L.Convolution2D(32, 64, 4, 2, initialW=data["c2"])
+                self.c3 = L.Convolution2D(64, 64, 3, 1, initialW=data["c3"])
+                self.f1 = L.Linear(3136, 512, initialW=data["f1"])
+                self.f2 = L.Linear(512, S.ATARI_ACTIONS, initialW=data["f2"])
+
+        def forward(self, x: Any) -> Any:
+            h = F.relu(self.c3(F.relu(self.c2(F.relu(self.c1(x))))))
+            return self.f2(F.relu(self.f1(h)))
+
+    model = NatureDQN()
+    if not backward:
+
+        def fwd() -> None:
+            with kusari.no_backprop_mode():
+                model(data["x"])
+
+        return fwd
+    return _train(model, optimizers.SGD(0.01), data["x"], data["t"])
+
+
 def conv(case: str, backward: bool) -> Callable[[], None]:
     import kusari
     import kusari.functions as F
@@ -231,6 +266,8 @@ BUILDERS: dict[str, Callable[[bool], Callable[[], None]]] = {
     "mlp_sgd": lambda q: mlp("sgd"),
     "mlp_adam": lambda q: mlp("adam"),
     "lenet": lambda q: lenet(),
+    "atari_f": lambda q: atari(False),
+    "atari": lambda q: atari(True),
     "conv11_f": lambda q: conv("conv11", False),
     "conv11_b": lambda q: conv("conv11", True),
     "alex1_f": lambda q: conv("alex1", False),

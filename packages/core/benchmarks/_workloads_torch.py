@@ -100,6 +100,34 @@ def lenet() -> Callable[[], None]:
     return _train(model, opt, data["x"], data["t"])
 
 
+def atari(backward: bool) -> Callable[[], None]:
+    data = S.atari_data()
+    model = nn.Sequential(
+        nn.Conv2d(4, 32, 8, 4),
+        nn.ReLU(),
+        nn.Conv2d(32, 64, 4, 2),
+        nn.ReLU(),
+        nn.Conv2d(64, 64, 3, 1),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.Linear(3136, 512),
+        nn.ReLU(),
+        nn.Linear(512, S.ATARI_ACTIONS),
+    )
+    for i, key in ((0, "c1"), (2, "c2"), (4, "c3"), (7, "f1"), (9, "f2")):
+        _set(model[i], data[key])
+    if not backward:
+        xt = torch.from_numpy(data["x"])
+
+        def fwd() -> None:
+            with torch.no_grad():
+                model(xt)
+
+        return fwd
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    return _train(model, opt, data["x"], data["t"])
+
+
 def conv(case: str, backward: bool) -> Callable[[], None]:
     x, W, stride, pad, gy = (
         torch.from_numpy(a) if isinstance(a, np.ndarray) else a
@@ -189,6 +217,8 @@ BUILDERS: dict[str, Callable[[bool], Callable[[], None]]] = {
     "mlp_sgd": lambda q: mlp("sgd"),
     "mlp_adam": lambda q: mlp("adam"),
     "lenet": lambda q: lenet(),
+    "atari_f": lambda q: atari(False),
+    "atari": lambda q: atari(True),
     "conv11_f": lambda q: conv("conv11", False),
     "conv11_b": lambda q: conv("conv11", True),
     "alex1_f": lambda q: conv("alex1", False),

@@ -9,6 +9,9 @@ Workloads (float32):
   step with SGD / Adam;
 * ``lenet``: the LeNet of Chainer's MNIST example (conv 1->20 5x5, pool,
   conv 20->50 5x5, pool, 800-500-10), batch 100, SGD step;
+* ``atari_f`` / ``atari``: the Nature-DQN network (conv 4->32 8x8 stride 4
+  on 84x84, 32->64 4x4 stride 2, 64->64 3x3, 3136-512-6), batch 32, forward
+  (``no_backprop_mode``) / SGD step;
 * ``conv11_f`` / ``_b``: conv 3x128x128 -> 96, 11x11, batch 32, forward /
   forward + backward (input and weight gradients);
 * ``alex1_f`` / ``_b``: AlexNet conv1, 3x224x224 -> 64, 11x11 stride 4 pad 2,
@@ -75,6 +78,8 @@ WORKLOADS = [
     "mlp_sgd",
     "mlp_adam",
     "lenet",
+    "atari_f",
+    "atari",
     "conv11_f",
     "conv11_b",
     "alex1_f",
@@ -89,6 +94,8 @@ LABELS = {
     "mlp_sgd": "MLP 784-1000-1000-10 b100, SGD",
     "mlp_adam": "MLP 784-1000-1000-10 b100, Adam",
     "lenet": "LeNet (20/50 ch) b100, SGD",
+    "atari_f": "Nature-DQN b32, fwd (no backprop)",
+    "atari": "Nature-DQN b32, SGD",
     "conv11_f": "conv 3x128²->96 11x11 b32, fwd",
     "conv11_b": "conv 3x128²->96 11x11 b32, f+b",
     "alex1_f": "AlexNet conv1 b64, fwd",
@@ -104,6 +111,8 @@ REPEATS = {
     "mlp_sgd": 20,
     "mlp_adam": 20,
     "lenet": 20,
+    "atari_f": 20,
+    "atari": 20,
     "lstm": 3,
     "vgg": 3,
     "resnet50": 2,

@@ -198,3 +198,31 @@ def test_bad_openblas_thread_timeout_is_refused(bench, monkeypatch, capsys, valu
         bench.main()
     err = capsys.readouterr().err
     assert "--openblas-thread-timeout" in err and value in err
+
+
+def test_every_workload_is_labelled_and_built_by_kusari(bench, monkeypatch):
+    monkeypatch.setattr(sys, "path", [str(BENCH.parent)] + list(sys.path))
+    import _workloads_kusari as W
+
+    assert set(bench.WORKLOADS) == set(bench.LABELS) == set(W.BUILDERS)
+
+
+@pytest.mark.parametrize("name", ["atari_f", "atari"])
+def test_atari_workloads_run_the_nature_dqn_network(bench, monkeypatch, name):
+    # The Nature-DQN rows build and run a step on the shared data, which
+    # they leave as built (the links copy their initial weights).
+    monkeypatch.setattr(sys, "path", [str(BENCH.parent)] + list(sys.path))
+    import _shapes as S
+    import _workloads_kusari as W
+
+    data = S.atari_data()
+    assert data["x"].shape == (S.ATARI_BATCH, 4, 84, 84)
+    before = {k: v.copy() for k, v in data.items()}
+    monkeypatch.setattr(S, "atari_data", lambda: data)
+    step = W.BUILDERS[name](False)
+    step()
+    changed = [
+        k for k in ("c1", "c2", "c3", "f1", "f2") if not (data[k] == before[k]).all()
+    ]
+    assert changed == []
+    np.testing.assert_array_equal(data["x"], before["x"])

@@ -13,7 +13,13 @@ import pytest
 
 import kusari
 import kusari.functions as F
-from kusari.functions.connection import _conv_batch_inner, _conv_core, _conv_fused
+from kusari.functions.connection import (
+    _conv_batch_inner,
+    _conv_core,
+    _conv_fused,
+    _conv_s2d,
+    _conv_sm_blocks,
+)
 from kusari.utils import get_conv_outsize, threads
 
 
@@ -82,6 +88,9 @@ TOL = {np.float16: 2e-2, np.float32: 1e-4, np.float64: 1e-10}
 def _fused_everywhere(monkeypatch):
     # Every case takes the fused path (the sample-major layout, any plane).
     monkeypatch.setattr(_conv_batch_inner, "_FORCE_LAYOUT", "sample")
+    # Neither the sample blocks nor the phase split take the cases first.
+    monkeypatch.setattr(_conv_sm_blocks, "ENABLED", False)
+    monkeypatch.setattr(_conv_s2d, "ENABLED", False)
     monkeypatch.setattr(_conv_fused, "_MIN_PLANE", 1)
 
 

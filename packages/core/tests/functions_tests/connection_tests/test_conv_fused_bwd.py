@@ -20,6 +20,8 @@ from kusari.functions.connection import (
     _conv_core,
     _conv_fused,
     _conv_fused_bwd,
+    _conv_s2d,
+    _conv_sm_blocks,
 )
 from kusari.utils import get_conv_outsize, threads
 
@@ -105,6 +107,9 @@ TOL = {np.float16: 2e-2, np.float32: 1e-4, np.float64: 1e-10}
 def _blocked_everywhere(monkeypatch):
     # Every case takes the blocked path, with several chunks of blocks.
     monkeypatch.setattr(_conv_batch_inner, "_FORCE_LAYOUT", "sample")
+    # Neither the sample blocks nor the phase split take the cases first.
+    monkeypatch.setattr(_conv_sm_blocks, "ENABLED", False)
+    monkeypatch.setattr(_conv_s2d, "ENABLED", False)
     monkeypatch.setattr(_conv_fused_bwd, "_MIN_PLANE", 1)
     monkeypatch.setattr(_conv_fused_bwd, "_MIN_CHUNK_COLS", 1)
     monkeypatch.setattr(threads, "_num_threads", 1)

@@ -285,3 +285,52 @@ def transposed_filter(W3: Any, cdt: Any) -> Any:
     W2 = numpy.empty((W3.shape[0], W3.shape[2], W3.shape[1]), dtype=cdt)
     par_assign(W2, W3.swapaxes(1, 2))
     return W2
+
+
+def pad_input(
+    x: Any,
+    lo: tuple[int, ...],
+    hi: tuple[int, ...],
+    value: float = 0.0,
+    dtype: Any = None,
+) -> Any:
+    """Pad the spatial axes (2:) of ``x``; returns ``x`` itself when no padding."""
+    if dtype is None:
+        dtype = x.dtype
+    if not any(lo) and not any(hi) and dtype == x.dtype:
+        return x
+    xp = _xp(x)
+    shape = x.shape[:2] + tuple(s + a + b for s, a, b in zip(x.shape[2:], lo, hi))
+    if value == 0:
+        out = xp.zeros(shape, dtype=dtype)
+    else:
+        out = xp.full(shape, value, dtype=dtype)
+    par_assign(
+        out[
+            (slice(None), slice(None))
+            + tuple(slice(a, a + s) for a, s in zip(lo, x.shape[2:]))
+        ],
+        x,
+    )
+    return out
+
+
+def window_view(
+    xpad: Any,
+    k: tuple[int, ...],
+    s: tuple[int, ...],
+    d: tuple[int, ...],
+    out: tuple[int, ...],
+    kernel_first: bool = True,
+) -> Any:
+    """Strided view ``(N, C, *k, *out)`` (or ``(N, C, *out, *k)``) of ``xpad``."""
+    st = xpad.strides
+    ks = tuple(a * b for a, b in zip(st[2:], d))
+    os_ = tuple(a * b for a, b in zip(st[2:], s))
+    if kernel_first:
+        shape = xpad.shape[:2] + k + out
+        strides = st[:2] + ks + os_
+    else:
+        shape = xpad.shape[:2] + out + k
+        strides = st[:2] + os_ + ks
+    return _as_strided(_xp(xpad))(xpad, shape=shape, strides=strides)

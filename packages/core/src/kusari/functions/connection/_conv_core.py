@@ -19,6 +19,14 @@ Their weight gradients (kernels larger than 1x1) go through
 convolutions of large planes (most input gradients of those layers) run one
 sample per thread there.
 
+Strided convolutions whose kernel is a multiple of the stride and whose
+phase-split form has small samples (the DQN's first layer) become stride-1
+ones on the input's stride phases (``_conv_s2d``; forward and weight
+gradient).  Forwards and weight gradients whose
+samples have few columns over planes of 256 pixels or more (LeNet's and
+CIFAR nets' first layers) run in blocks of samples with one GEMM per sample
+(``_conv_sm_blocks``).
+
 1x1 kernels without padding go through ``_conv_pointwise`` where the
 per-sample GEMM below does not take them, as do all their weight gradients;
 GEMMs of the column loops run as blocks on the intra-op threads (``matmul_into``).
@@ -43,6 +51,8 @@ from kusari.functions.connection import (
     _conv_fused_bwd,
     _conv_gpu,
     _conv_pointwise,
+    _conv_s2d,
+    _conv_sm_blocks,
     _winograd,
 )
 from kusari.functions.connection._conv_batch_inner import (
@@ -51,7 +61,6 @@ from kusari.functions.connection._conv_batch_inner import (
     _conv_layout_is_bi,
 )
 from kusari.functions.connection._conv_common import (
-    _as_strided,
     _chunk,
     _deconv_pad_shape,
     _is_pointwise,
@@ -67,8 +76,14 @@ from kusari.functions.connection._conv_common import (
     par_zero,
     transposed_filter,
 )
+from kusari.functions.connection._conv_common import (  # re-exported for callers
+    clear_workspace as clear_workspace,
+)
 from kusari.functions.connection._conv_common import (
-    clear_workspace as clear_workspace,  # re-exported for callers
+    pad_input as pad_input,
+)
+from kusari.functions.connection._conv_common import (
+    window_view as window_view,
 )
 from kusari.utils import threads
 
@@ -88,55 +103,6 @@ def compute_dtype(dtype: Any, xp: Any) -> Any:
     if dtype == numpy.float16:
         return numpy.dtype(numpy.float32)
     return dtype
-
-
-def pad_input(
-    x: Any,
-    lo: tuple[int, ...],
-    hi: tuple[int, ...],
-    value: float = 0.0,
-    dtype: Any = None,
-) -> Any:
-    """Pad the spatial axes (2:) of ``x``; returns ``x`` itself when no padding."""
-    if dtype is None:
-        dtype = x.dtype
-    if not any(lo) and not any(hi) and dtype == x.dtype:
-        return x
-    xp = _xp(x)
-    shape = x.shape[:2] + tuple(s + a + b for s, a, b in zip(x.shape[2:], lo, hi))
-    if value == 0:
-        out = xp.zeros(shape, dtype=dtype)
-    else:
-        out = xp.full(shape, value, dtype=dtype)
-    par_assign(
-        out[
-            (slice(None), slice(None))
-            + tuple(slice(a, a + s) for a, s in zip(lo, x.shape[2:]))
-        ],
-        x,
-    )
-    return out
-
-
-def window_view(
-    xpad: Any,
-    k: tuple[int, ...],
-    s: tuple[int, ...],
-    d: tuple[int, ...],
-    out: tuple[int, ...],
-    kernel_first: bool = True,
-) -> Any:
-    """Strided view ``(N, C, *k, *out)`` (or ``(N, C, *out, *k)``) of ``xpad``."""
-    st = xpad.strides
-    ks = tuple(a * b for a, b in zip(st[2:], d))
-    os_ = tuple(a * b for a, b in zip(st[2:], s))
-    if kernel_first:
-        shape = xpad.shape[:2] + k + out
-        strides = st[:2] + ks + os_
-    else:
-        shape = xpad.shape[:2] + out + k
-        strides = st[:2] + os_ + ks
-    return _as_strided(_xp(xpad))(xpad, shape=shape, strides=strides)
 
 
 def _col_source(
@@ -194,6 +160,10 @@ def conv_forward(
     L = 1
     for v in out:
         L *= v
+    if _conv_s2d.worth(xp, tuple(x.shape), k, s, d, out, cdt):
+        xq = _conv_s2d.split_input(x, k, s, p, d, out)
+        Wq = _conv_s2d.split_filter(W, s)
+        return conv_forward(xq, Wq, b, (1,) * nd, (0,) * nd, d, groups, out)
     if xp is numpy and _winograd_fits(x.shape, k, s, p, d, groups, O, out):
         return _finish(_winograd.conv_forward(x, W, p, cdt), b, x.dtype)
     W2 = xp.ascontiguousarray(W.reshape(groups, Og, K), dtype=cdt)
@@ -211,6 +181,9 @@ def conv_forward(
     if _conv_pointwise.applicable(xp, k, p, tuple(x.shape[2:]), out, s):
         y = _conv_pointwise.conv_forward(x, W2, s, out, cdt)
         return _finish(y, b, x.dtype)
+    if _conv_sm_blocks.applicable(xp, tuple(x.shape), k, s, p, out, cdt):
+        y = _conv_sm_blocks.conv_forward(x, W2, b, s, p, d, k, out, cdt)
+        return _finish(y, None, x.dtype)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
         y, b = _conv_bi_blocks.conv_forward(x, W2, b, s, p, d, k, out, cdt)
         return _finish(y, b, x.dtype)
@@ -323,6 +296,11 @@ def conv_grad_weight(
     L = 1
     for v in out:
         L *= v
+    if _conv_s2d.worth(xp, tuple(x.shape), k, s, d, out, cdt):
+        xq = _conv_s2d.split_input(x, k, s, p, d, out)
+        wq = (O, xq.shape[1] // groups) + tuple(a // b for a, b in zip(k, s))
+        gq = conv_grad_weight(xq, gy, wq, (1,) * nd, (0,) * nd, d, groups)
+        return _conv_s2d.merge_filter(gq, w_shape, s)
     if xp is numpy and _winograd_fits(x.shape, k, s, p, d, groups, O, out):
         gW = _winograd.conv_grad_weight(x, gy, p, cdt)
         return gW.astype(x.dtype, copy=False)
@@ -332,6 +310,9 @@ def conv_grad_weight(
     if _conv_pointwise.applicable(xp, k, p, tuple(x.shape[2:]), out, s):
         gW = _conv_pointwise.conv_grad_weight(x, gy, s, groups, cdt)
         return filter_from_kog(gW, w_shape, x.dtype)
+    if _conv_sm_blocks.applicable(xp, tuple(x.shape), k, s, p, out, cdt):
+        gW = _conv_sm_blocks.conv_grad_weight(x, gy, s, p, d, k, groups, cdt)
+        return gW.astype(x.dtype, copy=False)
     if _conv_layout_is_bi(xp, tuple(x.shape), k, s, p, out, O):
         gW = _conv_bi_blocks.conv_grad_weight(x, gy, s, p, d, k, groups, cdt)
         return filter_from_kog(gW, w_shape, x.dtype)

@@ -242,7 +242,10 @@ def _scatter_direct(
     blocks = list(range(0, NC, step))
 
     def work(lo: int, hi: int) -> None:
-        m = xp.empty((min(step, NC),) + gsz, dtype=bool)
+        # The mask in g's dtype where g is finite: a float times a bool
+        # array runs through NumPy's casting buffers (LeNet's first pool
+        # backward, one thread: 1.13 -> 0.98 ms).
+        m = xp.empty((min(step, NC),) + gsz, dtype=g.dtype if finite else bool)
         for i in blocks[lo:hi]:
             n = min(step, NC - i)
             mm, gc, ic, rc = m[:n], gs[i : i + n], ids[i : i + n], res[i : i + n]
