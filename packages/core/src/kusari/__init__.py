@@ -19,10 +19,14 @@ from typing import Any as _Any
 
 import numpy as _numpy
 
-from kusari import configuration
+from kusari import _allocator, configuration
 from kusari.configuration import config, global_config, using_config
 
 __version__ = "0.1.0"
+
+# glibc's malloc set for large arrays freed and made again every step (see
+# _allocator.py; KUSARI_MALLOC_TUNING=0 leaves it alone).
+_allocator.tune()
 
 
 def _env_flag(name: str, default: bool) -> bool:
