@@ -28,15 +28,10 @@ Run: ``python bench_mlp_ops.py [--rounds N] [--threads 1,2] [--only a,b]``.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
+import _op_bench
 import numpy as np
 
 OPS = [
@@ -151,93 +146,18 @@ def _torch_ops(d: dict[str, Any]) -> dict[str, Callable[[], Any]]:
     }
 
 
-def _worker(lib: str, thread_counts: list[int], ops: list[str], repeat: int) -> None:
-    """One library, every op at every thread count: prints a JSON dict of
-    ``"op|threads" -> best seconds``."""
-    d = _data()
-    if lib == "kusari":
-        import kusari
-
-        table = _kusari_ops(d)
-        set_threads = kusari.set_num_threads
-    else:
-        import torch
-
-        torch.set_grad_enabled(False)
-        table = _torch_ops(d)
-        set_threads = torch.set_num_threads
-    best: dict[str, float] = {}
-    for n in thread_counts:
-        set_threads(n)
-        for name in ops:
-            fn = table[name]
-            fn()  # warm-up: scratch buffers, kernel choice
-            for _ in range(repeat):
-                t0 = time.perf_counter()
-                fn()
-                dt = time.perf_counter() - t0
-                key = f"{name}|{n}"
-                best[key] = min(best.get(key, dt), dt)
-    print(json.dumps(best))
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--threads", default="", help="e.g. 1,2 (default: 1,all)")
-    parser.add_argument("--only", default="", help="comma-separated op names")
-    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        lib, counts, ops, repeat = args.worker
-        _worker(lib, [int(c) for c in counts.split(",")], ops.split(","), int(repeat))
-        return
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    counts = args.threads or ("1" if cores == 1 else f"1,{cores}")
-    ops = args.only.split(",") if args.only else OPS
-    unknown = sorted(set(ops) - set(OPS))
-    if unknown:
-        parser.error(f"unknown ops {unknown}; choose from {OPS}")
-    try:
-        import torch  # noqa: F401
-
-        libs = ["kusari", "torch"]
-    except ImportError:
-        libs = ["kusari"]
-    best: dict[str, dict[str, float]] = {lib: {} for lib in libs}
-    for _ in range(args.rounds):
-        for lib in libs:
-            cmd = [sys.executable, __file__, "--worker", lib, counts, ",".join(ops)]
-            cmd.append(str(args.repeat))
-            res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-            for k, v in json.loads(res.stdout.strip().splitlines()[-1]).items():
-                best[lib][k] = min(best[lib].get(k, v), v)
-    ns = [int(c) for c in counts.split(",")]
-    head = f"{'op (ms, best)':14s}" + "".join(
-        f" | {'kusari':>7s} {'torch':>7s} {'ratio':>5s} @{n}t" for n in ns
+    _op_bench.main(
+        __file__,
+        __doc__.splitlines()[0],
+        OPS,
+        _data,
+        _kusari_ops,
+        _torch_ops,
+        rounds=3,
+        repeat=20,
+        digits=3,
     )
-    print(head)
-    print("-" * len(head))
-    total = {(lib, n): 0.0 for lib in libs for n in ns}
-    for name in ops:
-        row = f"{name:14s}"
-        for n in ns:
-            k = best["kusari"][f"{name}|{n}"] * 1e3
-            total["kusari", n] += k
-            if "torch" in best:
-                tt = best["torch"][f"{name}|{n}"] * 1e3
-                total["torch", n] += tt
-                row += f" | {k:7.3f} {tt:7.3f} {k / tt:5.2f}    "
-            else:
-                row += f" | {k:7.3f} {'-':>7s} {'-':>5s}    "
-        print(row)
-    row = f"{'sum':14s}"
-    for n in ns:
-        k = total["kusari", n]
-        tt = total.get(("torch", n), 0.0)
-        row += f" | {k:7.3f} {tt:7.3f} {k / tt if tt else 0:5.2f}    "
-    print(row)
 
 
 if __name__ == "__main__":
