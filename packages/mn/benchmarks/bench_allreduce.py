@@ -320,7 +320,7 @@ def worker(repeat: int) -> None:
 
 
 #: Buffer sizes of ``--sweep``, bytes.
-SWEEP_BYTES = [2**k for k in range(16, 27)] + [7_184_040]
+SWEEP_BYTES = [2**k for k in range(16, 27)] + [7_184_040, 24 << 20, 48 << 20]
 
 
 def sweep_worker(repeat: int) -> None:
@@ -442,7 +442,12 @@ def main() -> None:
         shard = _threshold(data["rows"])  # type: ignore[arg-type]
         print(
             "ring wins from a shard of "
-            + ("(no size)" if shard is None else f"{shard / 2**10:.0f} KiB")
+            + (
+                "(no size)"
+                if shard is None
+                else f"{shard / 2**10:.0f} KiB "
+                f"(a {shard * data['ranks'] / 2**20:.1f} MiB buffer)"
+            )
             + " at every larger size in this run"
         )
         return

@@ -23,6 +23,7 @@ parameters, their shapes or dtypes change, so a step allocates nothing.
 
 from __future__ import annotations
 
+import mmap
 import operator
 import weakref
 from collections.abc import Callable
@@ -66,7 +67,18 @@ def zeros(xp: Any, count: int, dtype: Any) -> Any:
     nbytes = count * dtype.itemsize
     if xp is not numpy or nbytes < HUGE_PAGE:
         return xp.zeros(count, dtype=dtype)
-    raw = numpy.zeros(nbytes + 2 * HUGE_PAGE, dtype=numpy.uint8)
+    # A mapping of its own, not the heap: since kusari sets glibc's malloc
+    # to keep blocks below 32 MiB in the heap, a buffer from numpy.zeros
+    # may reuse pages already faulted in as 4 KiB ones, which stay so (the
+    # first communicator's buffer was 88% huge pages, later ones 100%, and
+    # a ring over the worse one took up to 2.6x as long).
+    area = mmap.mmap(-1, nbytes + 2 * HUGE_PAGE)
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        try:
+            area.madvise(mmap.MADV_HUGEPAGE)
+        except OSError:  # a kernel without transparent huge pages
+            pass
+    raw = numpy.frombuffer(area, dtype=numpy.uint8)  # zeros, kept alive by raw
     start = -raw.ctypes.data % HUGE_PAGE
     return raw[start : start + nbytes].view(dtype)
 
