@@ -8,7 +8,12 @@ import sys
 import numpy as np
 import pytest
 
-from kusari_mn.communicators._memory_utility import HUGE_PAGE, zeros
+from kusari_mn.communicators import _memory_utility
+from kusari_mn.communicators._memory_utility import (
+    HUGE_PAGE,
+    _ask_for_huge_pages,
+    zeros,
+)
 
 
 def _mapping_of(array: np.ndarray) -> object:
@@ -48,19 +53,28 @@ def test_large_buffer_is_zeroed_aligned_and_its_own_mapping(dtype):
     assert (buf == 3).all()
 
 
-@pytest.mark.skipif(
-    not sys.platform.startswith("linux") or not hasattr(mmap, "MADV_HUGEPAGE"),
-    reason="transparent huge pages are Linux's",
-)
-def test_large_buffer_asks_for_huge_pages():
-    try:
-        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
-            if "[never]" in f.read():
-                pytest.skip("transparent huge pages are off on this kernel")
-    except OSError:
-        pytest.skip("no transparent huge pages on this kernel")
+def test_large_buffer_asks_for_huge_pages(monkeypatch):
+    asked = []
+
+    def record(area):
+        asked.append(len(area))
+        return _ask_for_huge_pages(area)
+
+    monkeypatch.setattr(_memory_utility, "_ask_for_huge_pages", record)
     buf = zeros(np, HUGE_PAGE, np.float32)
-    assert "hg" in _vm_flags(buf.ctypes.data)
+    # the buffer's 8 MiB and a huge page of slack at each end
+    assert asked == [buf.nbytes + 2 * HUGE_PAGE]
+
+
+def test_kernel_marks_the_buffer_where_it_has_huge_pages():
+    buf = zeros(np, HUGE_PAGE, np.float32)
+    accepted = _ask_for_huge_pages(mmap.mmap(-1, HUGE_PAGE))
+    if sys.platform.startswith("linux"):
+        # "hg": the mapping is marked for transparent huge pages exactly
+        # where the kernel takes the advice.
+        assert ("hg" in _vm_flags(buf.ctypes.data)) is accepted
+    else:
+        assert accepted is hasattr(mmap, "MADV_HUGEPAGE")
 
 
 def test_small_buffer_is_plain():

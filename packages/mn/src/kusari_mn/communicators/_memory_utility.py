@@ -73,14 +73,23 @@ def zeros(xp: Any, count: int, dtype: Any) -> Any:
     # first communicator's buffer was 88% huge pages, later ones 100%, and
     # a ring over the worse one took up to 2.6x as long).
     area = mmap.mmap(-1, nbytes + 2 * HUGE_PAGE)
-    if hasattr(mmap, "MADV_HUGEPAGE"):
-        try:
-            area.madvise(mmap.MADV_HUGEPAGE)
-        except OSError:  # a kernel without transparent huge pages
-            pass
+    _ask_for_huge_pages(area)
     raw = numpy.frombuffer(area, dtype=numpy.uint8)  # zeros, kept alive by raw
     start = -raw.ctypes.data % HUGE_PAGE
     return raw[start : start + nbytes].view(dtype)
+
+
+def _ask_for_huge_pages(area: mmap.mmap) -> bool:
+    """``madvise(MADV_HUGEPAGE)`` on ``area``; False where the platform or
+    the kernel has no transparent huge pages (the area then keeps small
+    pages, which work, only slower)."""
+    if not hasattr(mmap, "MADV_HUGEPAGE"):
+        return False
+    try:
+        area.madvise(mmap.MADV_HUGEPAGE)
+    except OSError:
+        return False
+    return True
 
 
 class GradGroup:
