@@ -30,9 +30,11 @@ SIBLINGS = {"core": [], "mn": ["core"], "rl": ["core"], "cv": ["core"], "ui": ["
 # The formatter's output changes between ruff releases: one version for all.
 RUFF = "ruff==0.17.6"
 SHARED_MNIST = ROOT.parent / "shared" / "data" / "mnist"
-# The default test run: not the slow tests (`nox -s slow`), nor Chainer's own
-# example scripts, which are not in this repository (`nox -s chainer_examples`).
-DEFAULT_MARKS = "not slow and not chainer_examples"
+# The default test run: not the slow tests (`nox -s slow`), nor the suites that
+# need files this repository does not have: Chainer's own example scripts
+# (`nox -s chainer_examples`) and the real MNIST files (`nox -s real_mnist`).
+OPT_IN_MARKS = "chainer_examples or real_mnist"
+DEFAULT_MARKS = f"not slow and not ({OPT_IN_MARKS})"
 
 
 def _source_dir(package: str) -> Path:
@@ -139,6 +141,40 @@ def chainer_examples(session: nox.Session) -> None:
 
 
 @nox.session
+def real_mnist(session: nox.Session) -> None:
+    """The tests that check the real MNIST files (gzipped IDX, as published).
+
+    They read the folder ``KUSARI_MNIST_DIR`` names, else a
+    ``shared/data/mnist`` beside the checkout; the session refuses to start
+    without the four files.
+    """
+    where = Path(os.environ.get("KUSARI_MNIST_DIR") or SHARED_MNIST)
+    names = [
+        "train-images-idx3-ubyte.gz",
+        "train-labels-idx1-ubyte.gz",
+        "t10k-images-idx3-ubyte.gz",
+        "t10k-labels-idx1-ubyte.gz",
+    ]
+    missing = [n for n in names if not (where / n).is_file()]
+    if missing:
+        session.error(
+            f"the real MNIST files are not in {where} (missing: {', '.join(missing)}); "
+            "set KUSARI_MNIST_DIR to the folder that holds them"
+        )
+    _install_package(session, "core")
+    session.run(
+        "pytest",
+        str(ROOT / "packages" / "core" / "tests" / "datasets_tests"),
+        "-m",
+        "real_mnist",
+        "-p",
+        "no:cacheprovider",
+        *session.posargs,
+        env={"KUSARI_MNIST_DIR": str(where)},
+    )
+
+
+@nox.session
 def slow(session: nox.Session) -> None:
     """The tests marked slow, for every package."""
     for package in PACKAGES:
@@ -148,7 +184,7 @@ def slow(session: nox.Session) -> None:
             "pytest",
             str(ROOT / "packages" / package / "tests"),
             "-m",
-            "slow",
+            f"slow and not ({OPT_IN_MARKS})",
             "-p",
             "no:cacheprovider",
             success_codes=[0, 5],

@@ -11,7 +11,9 @@ from kusari import datasets
 from kusari.dataset import download
 from kusari.datasets import mnist
 
-SHARED_MNIST = os.path.normpath(
+# The real MNIST files for the `real_mnist` tests (`nox -s real_mnist`): the
+# folder KUSARI_MNIST_DIR names, else a `shared/data/mnist` beside the checkout.
+REAL_MNIST = os.environ.get("KUSARI_MNIST_DIR") or os.path.normpath(
     os.path.join(
         os.path.dirname(__file__),
         *[os.pardir] * 4,
@@ -157,17 +159,26 @@ def test_truncated_idx_is_reported(dataset_root, server, monkeypatch):
         datasets.get_fashion_mnist()
 
 
-needs_shared = pytest.mark.skipif(
-    not all(os.path.exists(os.path.join(SHARED_MNIST, n)) for n in NAMES),
-    reason=f"the MNIST files are not in {SHARED_MNIST}",
-)
+@pytest.fixture
+def real_mnist():
+    """The folder of the four real MNIST files; a test that needs them fails
+    (it is not skipped) where they are missing: they run only on request."""
+    missing = [n for n in NAMES if not os.path.exists(os.path.join(REAL_MNIST, n))]
+    if missing:
+        pytest.fail(
+            f"the real_mnist tests need the MNIST files in {REAL_MNIST} "
+            f"(missing: {', '.join(missing)}); set KUSARI_MNIST_DIR to their folder"
+        )
+    return REAL_MNIST
 
 
-@needs_shared
-def test_real_mnist_from_cache_dir_without_network(dataset_root, monkeypatch):
+@pytest.mark.real_mnist
+def test_real_mnist_from_cache_dir_without_network(
+    dataset_root, real_mnist, monkeypatch
+):
     # Nothing is reachable: the raw files must come from the cache directory.
     monkeypatch.setenv("KUSARI_MNIST_BASE_URL", "http://127.0.0.1:9/")
-    dest = mnist.install_mnist(SHARED_MNIST)
+    dest = mnist.install_mnist(real_mnist)
     assert sorted(os.listdir(dest)) == sorted(NAMES)
     train, test = datasets.get_mnist()
     assert len(train) == 60000 and len(test) == 10000
@@ -176,12 +187,12 @@ def test_real_mnist_from_cache_dir_without_network(dataset_root, monkeypatch):
     assert float(train._datasets[0].max()) == 1.0
 
 
-@needs_shared
-def test_install_mnist_rejects_other_files(dataset_root, tmp_path):
+@pytest.mark.real_mnist
+def test_install_mnist_rejects_other_files(dataset_root, real_mnist, tmp_path):
     src = tmp_path / "src"
     src.mkdir()
     for n in NAMES:
-        shutil.copy(os.path.join(SHARED_MNIST, n), src / n)
+        shutil.copy(os.path.join(real_mnist, n), src / n)
     (src / NAMES[3]).write_bytes(gzip.compress(b"\0" * 20))
     with pytest.raises(ValueError, match="not the original MNIST"):
         mnist.install_mnist(src)
@@ -190,14 +201,13 @@ def test_install_mnist_rejects_other_files(dataset_root, tmp_path):
         mnist.install_mnist(src)
 
 
-@needs_shared
-@pytest.mark.slow
+@pytest.mark.real_mnist
 def test_real_mnist_downloaded_with_payload_checksums(
-    dataset_root, server, monkeypatch
+    dataset_root, real_mnist, server, monkeypatch
 ):
     # The shared files are re-compressed; payload checksums still accept them.
     for n in NAMES:
-        with open(os.path.join(SHARED_MNIST, n), "rb") as f:
+        with open(os.path.join(real_mnist, n), "rb") as f:
             server.files["m/" + n] = f.read()
     monkeypatch.setenv("KUSARI_MNIST_BASE_URL", server.url("m/"))
     train, test = datasets.get_mnist(withlabel=False)
