@@ -12,7 +12,8 @@ in both libraries:
 * ``pool1 fwd`` / ``bwd``, ``pool2 fwd`` / ``bwd``: max pooling with its
   argmax, and the scatter of the gradient at the argmax;
 * ``fc1 fwd`` / ``gx`` / ``gW``: the 800 -> 500 layer's three GEMMs;
-* ``relu1``: ReLU on the first convolution's output.
+* ``relu1``: ReLU on the first convolution's output (kusari's forward
+  kernel, the one ``F.relu`` runs on a contiguous NumPy array).
 
 kusari's rows call its array kernels (no graph); PyTorch's its ATen ops
 (``convolution_backward``, ``max_pool2d_with_indices_backward``, ...) under
@@ -84,6 +85,7 @@ def _data() -> dict[str, np.ndarray]:
 
 
 def _kusari_ops(d: dict[str, np.ndarray]) -> dict[str, Callable[[], Any]]:
+    from kusari.functions.activation import relu
     from kusari.functions.connection import _conv_core as cc
     from kusari.functions.math import _gemm_split
     from kusari.functions.pooling import _pool_core as pc
@@ -117,7 +119,7 @@ def _kusari_ops(d: dict[str, np.ndarray]) -> dict[str, Callable[[], Any]]:
         "fc1 fwd": lambda: _gemm_split.matmul(d["h"], d["Wf"].T),
         "fc1 gx": lambda: _gemm_split.matmul(d["gh"], d["Wf"]),
         "fc1 gW": lambda: _gemm_split.matmul(d["gh"].T, d["h"]),
-        "relu1": lambda: np.maximum(d["p1x"], np.float32(0)),
+        "relu1": lambda: relu._relu_cpu(d["p1x"]),
     }
 
 

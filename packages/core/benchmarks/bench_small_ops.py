@@ -6,7 +6,11 @@ alone under ``no_backprop_mode`` (``torch.no_grad``), where no graph is
 recorded. PyTorch CPU eager runs the same chains in the same process when it
 is importable.
 
-Run: ``python bench_small_ops.py [--repeat N]``.
+``--params`` makes the multiplier and the addend :class:`kusari.Parameter`
+objects (``torch.nn.Parameter``), as a model's layers hold them; by default
+they are plain Variables (tensors that require a gradient).
+
+Run: ``python bench_small_ops.py [--repeat N] [--inner N] [--params]``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -35,14 +40,15 @@ def _best_of(fn: Callable[[], None], repeat: int, inner: int) -> float:
     return best
 
 
-def kusari_step(backward: bool = True) -> Callable[[], None]:
+def kusari_step(backward: bool = True, params: bool = False) -> Callable[[], None]:
     import kusari
     import kusari.functions as F
 
     rng = np.random.default_rng(0)
     x = kusari.Variable(rng.standard_normal(10).astype(np.float32))
-    w = kusari.Variable(rng.standard_normal(10).astype(np.float32))
-    b = kusari.Variable(rng.standard_normal(10).astype(np.float32))
+    kind = kusari.Parameter if params else kusari.Variable
+    w = kind(rng.standard_normal(10).astype(np.float32))
+    b = kind(rng.standard_normal(10).astype(np.float32))
     g = np.ones(10, dtype=np.float32)
 
     def step() -> None:
@@ -64,16 +70,23 @@ def kusari_step(backward: bool = True) -> Callable[[], None]:
     return step if backward else forward
 
 
-def torch_step(backward: bool = True) -> Callable[[], None] | None:
+def torch_step(
+    backward: bool = True, params: bool = False
+) -> Callable[[], None] | None:
     try:
         import torch
     except ImportError:
         return None
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
+
+    def tensor() -> Any:
+        t = torch.tensor(rng.standard_normal(10).astype(np.float32))
+        return torch.nn.Parameter(t) if params else t.requires_grad_()
+
     x = torch.tensor(rng.standard_normal(10).astype(np.float32), requires_grad=True)
-    w = torch.tensor(rng.standard_normal(10).astype(np.float32), requires_grad=True)
-    b = torch.tensor(rng.standard_normal(10).astype(np.float32), requires_grad=True)
+    w = tensor()
+    b = tensor()
     g = torch.ones(10)
 
     def step() -> None:
@@ -96,11 +109,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--inner", type=int, default=20)
+    parser.add_argument(
+        "--params",
+        action="store_true",
+        help="multiplier and addend as Parameters (as a model's layers hold them)",
+    )
     args = parser.parse_args(argv)
     results: dict[str, float] = {}
     for backward, title in ((True, "forward+backward"), (False, "no_backprop")):
-        steps = {"kusari": kusari_step(backward)}
-        t = torch_step(backward)
+        steps = {"kusari": kusari_step(backward, args.params)}
+        t = torch_step(backward, args.params)
         if t is not None:
             steps["torch"] = t
         best = {name: float("inf") for name in steps}
@@ -112,7 +130,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             for name, step in steps.items():
                 best[name] = min(best[name], _best_of(step, 1, args.inner))
         us = {name: sec / N_OPS * 1e6 for name, sec in best.items()}
-        print(f"small-op chain ({N_OPS} ops on (10,), {title}), us per op:")
+        what = "Parameters" if args.params else "Variables"
+        print(f"small-op chain ({N_OPS} ops on (10,), {what}, {title}), us per op:")
         for name, v in us.items():
             print(f"  {name:<8} {v:7.2f}")
         if "torch" in us:

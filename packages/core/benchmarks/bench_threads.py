@@ -63,6 +63,7 @@ under ``nox -s bench`` set
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import resource
@@ -156,6 +157,23 @@ def reset_peak() -> bool:
     return True
 
 
+def trim_heap() -> bool:
+    """Give malloc's free memory back to the kernel (glibc's ``malloc_trim``).
+
+    Returns:
+        Whether it was called (False where the C library has no such call).
+    """
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError):
+        return False
+    trim.argtypes = [ctypes.c_size_t]
+    trim(0)
+    return True
+
+
 def peak_kib() -> int:
     """The resident high-water mark (since :func:`reset_peak`, where it worked)."""
     peak = _status_kib("VmHWM")
@@ -179,7 +197,11 @@ def worker(lib: str, name: str, threads: int, repeat: int, quick: bool) -> None:
 
         assert kusari is not None
     step = W.BUILDERS[name](quick)
-    # The baseline: model, optimizer and data built, no step run yet.
+    # The baseline: model, optimizer and data built, no step run yet. The
+    # build's garbage and the free memory malloc keeps go back first: the
+    # steps would otherwise reuse those pages and hide their own growth.
+    gc.collect()
+    trim_heap()
     base = rss_now_kib()
     reset_peak()
     step()  # warm-up: lazy allocation, caches, thread start

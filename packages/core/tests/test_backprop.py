@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 
 import numpy as np
@@ -302,3 +303,182 @@ def test_a_read_only_destination_is_refused() -> None:
     with pytest.raises(ValueError, match="grad_destinations: .* read-only"):
         with _backprop.grad_destinations([(_v(1.0, 2.0), out)]):
             pass
+
+
+# -- the fused loop of a plain first-order pass (_backprop._run_arrays) -------
+
+
+def _spy_fast_loop(monkeypatch) -> list[object]:
+    calls: list[object] = []
+    real = _backprop._run_arrays
+    monkeypatch.setattr(
+        _backprop, "_run_arrays", lambda bp: calls.append(bp) or real(bp)
+    )
+    return calls
+
+
+def _chain_grads(**backward_kwargs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(3)
+    x, w, b = (
+        kusari.Variable(rng.standard_normal(4).astype(np.float32)) for _ in "xwb"
+    )
+    h = x
+    for _ in range(5):
+        h = F.tanh(h * w + b) * 0.5
+    h.grad = np.ones(4, np.float32)
+    h.backward(**backward_kwargs)
+    return x.grad, w.grad, b.grad
+
+
+@pytest.mark.parametrize(
+    "setting,taken",
+    [
+        ("plain", True),
+        ("retain_grad", False),
+        ("double", False),
+        ("debug", False),
+        ("hook", False),
+        ("lazy", False),
+    ],
+)
+def test_fast_loop_runs_only_where_nothing_watches(monkeypatch, setting, taken) -> None:
+    general = _chain_grads(retain_grad=True)  # the per-phase methods
+    calls = _spy_fast_loop(monkeypatch)
+    kwargs = {
+        "retain_grad": setting == "retain_grad",
+        "enable_double_backprop": setting == "double",
+    }
+    with contextlib.ExitStack() as stack:
+        if setting == "debug":
+            stack.enter_context(kusari.using_config("debug", True))
+        if setting == "lazy":
+            stack.enter_context(kusari.using_config("lazy_grad_sum", True))
+        if setting == "hook":
+            stack.enter_context(kusari.function_hooks.TimerHook())
+        got = _chain_grads(**kwargs)
+    assert bool(calls) == taken
+    for g, want in zip(got, general):
+        np.testing.assert_array_equal(g, want)
+
+
+def test_fast_loop_serves_kusari_grad_with_stop_nodes(monkeypatch) -> None:
+    calls = _spy_fast_loop(monkeypatch)
+    x = _v(1.0, 2.0)
+    h = x * x
+    (gh,) = kusari.grad([F.sum(F.tanh(h) * 3.0)], [h])
+    assert len(calls) == 1  # h stops the pass
+    t = np.tanh(h.array)
+    np.testing.assert_allclose(gh.array, 3.0 * (1 - t * t), rtol=1e-6)
+    assert x.grad is None
+    # An input with another input behind it is captured: the general loop.
+    (gh2, gx) = kusari.grad([F.sum(F.tanh(h) * 3.0)], [h, x])
+    assert len(calls) == 1
+    np.testing.assert_allclose(gh2.array, gh.array)
+    np.testing.assert_allclose(gx.array, gh.array * 2 * x.array, rtol=1e-6)
+
+
+class _NoArrayBackward(kusari.FunctionNode):
+    """3 * x with a Variable backward only: run_node's path inside the loop."""
+
+    def forward(self, inputs):
+        return (inputs[0] * 3,)
+
+    def backward(self, indexes, grad_outputs):
+        return (grad_outputs[0] * 3.0,)
+
+
+class _Halves(kusari.FunctionNode):
+    """Two outputs (x / 2 twice): multi-output functions leave the loop too."""
+
+    def forward(self, inputs):
+        return (inputs[0] / 2, inputs[0] / 2)
+
+    def backward_array(self, indexes, grad_outputs):
+        total = sum(g for g in grad_outputs if g is not None)
+        return (total / 2,)
+
+    def backward(self, indexes, grad_outputs):
+        raise AssertionError("backward_array is used in a first-order pass")
+
+
+def test_fast_loop_hands_other_functions_to_run_node(monkeypatch) -> None:
+    calls = _spy_fast_loop(monkeypatch)
+    x = _v(1.0, 2.0)
+    h = _NoArrayBackward().apply((x * 2.0,))[0]
+    a, b = _Halves().apply((h,))
+    F.sum(F.tanh(a) + b * 4.0).backward()
+    assert calls
+    t = np.tanh(3.0 * x.array)
+    np.testing.assert_allclose(x.grad, 6.0 * ((1 - t * t) + 4.0) / 2, rtol=1e-6)
+
+
+def test_fast_loop_runs_local_hooks_through_run_node(monkeypatch) -> None:
+    seen = []
+
+    class Hook(kusari.FunctionHook):
+        name = "spy"
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            seen.append(function.label)
+
+    calls = _spy_fast_loop(monkeypatch)
+    x = _v(1.0)
+    h = x * 2.0
+    h.creator_node.add_hook(Hook())
+    F.sum(h * h).backward()
+    assert calls and seen == ["_ * 2.0"]
+    np.testing.assert_allclose(x.grad, [8.0])
+
+
+def test_fast_loop_checks_backward_array_results() -> None:
+    class Wrong(kusari.FunctionNode):
+        def __init__(self, result):
+            self.result = result
+
+        def forward(self, inputs):
+            return (inputs[0].copy(),)
+
+        def backward(self, indexes, grad_outputs):
+            return (grad_outputs[0],)
+
+        def backward_array(self, indexes, grad_outputs):
+            return self.result(grad_outputs[0])
+
+    # A list and a 0-dim NumPy scalar are accepted, as run_node accepts them.
+    x = kusari.Variable(np.array(2.0, np.float32))
+    F.sum(Wrong(lambda g: [g * 2]).apply((x,))[0]).backward()
+    assert x.grad == 2.0
+    x.cleargrad()
+    F.sum(Wrong(lambda g: (np.float32(g) * 3,)).apply((x,))[0]).backward()
+    assert type(x.grad) is np.ndarray and x.grad == 3.0
+    # Shapes and dtypes that do not match the input are named.
+    y = _v(1.0, 2.0)
+    bad = [
+        (lambda g: (g[:1],), ValueError, "shape"),
+        (lambda g: (g.astype(np.float64),), TypeError, "dtype"),
+        (lambda g: ("nope",), TypeError, "backward_array returned str"),
+    ]
+    for result, error, words in bad:
+        with pytest.raises(error, match=words):
+            F.sum(Wrong(result).apply((y,))[0]).backward()
+
+
+def test_fast_loop_frees_retained_arrays_and_refuses_a_second_pass() -> None:
+    x = _v(1.0, 2.0)
+    h = F.tanh(x * x)
+    y = F.sum(h)
+    y.backward()
+    assert h.creator_node._retained_output_data is None
+    assert h.creator_node.inputs[0].data is None  # x * x's retained input
+    with pytest.raises(RuntimeError, match="freed by an earlier backward"):
+        y.backward()
+
+
+def test_fast_loop_moves_leaf_gradients_into_destinations(monkeypatch) -> None:
+    calls = _spy_fast_loop(monkeypatch)
+    w = kusari.Parameter(np.ones(3, np.float32))
+    out = np.full(3, np.nan, np.float32)
+    with kusari.grad_destinations([(w, out)]):
+        F.sum(w * 2.0 + w * w).backward()
+    assert calls and w.grad is out
+    np.testing.assert_allclose(out, [4.0, 4.0, 4.0])

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from _function_node_helpers import Square
 
+import kusari
 from kusari import FunctionNode, Variable
+from kusari.utils import type_check
 from kusari.variable import _new_variable
 
 
@@ -117,3 +119,107 @@ class TestApplyShortcuts:
             if i not in kept:
                 assert node.data is None
         assert f._retained_output_data == tuple(y.array for _ in keep)
+
+
+# -- the shortcuts' own forward steps (type checks, output checks) ------------
+
+
+class _FloatOnly(FunctionNode):
+    """One float input, checked as tanh is; counts its full checks."""
+
+    _float_input_passes_type_check = True
+    full_checks = 0
+
+    def check_type_forward(self, in_types):
+        type(self).full_checks += 1
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs):
+        return (inputs[0] + 1,)
+
+
+def test_type_check_kind_is_decided_per_class():
+    from kusari import _function_node_support as support
+    from kusari.functions.activation.tanh import Tanh
+    from kusari.functions.math.basic_math import Add, Mul, MulConstant
+
+    assert FunctionNode._type_check_kind == support.FULL_CHECK
+    assert Square._type_check_kind == support.FULL_CHECK
+    assert _Product._type_check_kind == support.NO_CHECK
+    assert Add._type_check_kind == Mul._type_check_kind == support.SAME_OPERANDS
+    assert Tanh._type_check_kind == _FloatOnly._type_check_kind == support.ONE_FLOAT
+    assert MulConstant._type_check_kind == support.NO_CHECK
+
+
+@pytest.mark.parametrize("backprop", [True, False])
+def test_one_float_variable_is_passed_on_sight_else_checked(backprop):
+    _FloatOnly.full_checks = 0
+    with kusari.using_config("enable_backprop", backprop):
+        (y,) = _FloatOnly().apply((Variable(np.ones(2, np.float32)),))
+        assert _FloatOnly.full_checks == 0
+        np.testing.assert_array_equal(y.array, [2.0, 2.0])
+        # An array input takes the general path, which runs the check.
+        _FloatOnly().apply((np.ones(2, np.float32),))
+        assert _FloatOnly.full_checks == 1
+        with pytest.raises(type_check.InvalidType, match="_FloatOnly"):
+            _FloatOnly().apply((Variable(np.ones(2, np.int32)),))
+        with kusari.using_config("type_check", False):
+            _FloatOnly().apply((Variable(np.ones(2, np.int32)),))
+    assert _FloatOnly.full_checks == 3  # light check failed, then full mode
+
+
+@pytest.mark.parametrize("backprop", [True, False])
+def test_binary_operands_alike_skip_the_check_else_it_explains(backprop):
+    x = Variable(np.ones(3, np.float32))
+    with kusari.using_config("enable_backprop", backprop):
+        with pytest.raises(type_check.InvalidType, match="lhs.dtype == rhs.dtype"):
+            x * Variable(np.ones(3, np.float64))
+        # Broadcast shapes are checked in full, and pass.
+        y = x * Variable(np.ones((2, 3), np.float32))
+    assert y.shape == (2, 3) and y.requires_grad
+    assert (y.creator is not None) == backprop
+
+
+class _Returns(FunctionNode):
+    def __init__(self, result):
+        self.result = result
+
+    def forward(self, inputs):
+        return self.result
+
+
+@pytest.mark.parametrize("n_in", [1, 2])
+@pytest.mark.parametrize("backprop", [True, False])
+def test_bad_outputs_are_named_in_the_shortcuts(n_in, backprop):
+    xs = tuple(Variable(np.ones(2, np.float32)) for _ in range(n_in))
+    with kusari.using_config("enable_backprop", backprop):
+        with pytest.raises(TypeError, match=r"forward output must be a tuple \("):
+            _Returns([np.ones(2)]).apply(xs)
+        with pytest.raises(TypeError, match="returned float among its outputs"):
+            _Returns((np.ones(2), 1.5)).apply(xs)
+        with pytest.raises(TypeError, match="returned int among its outputs"):
+            _Returns((3,)).apply(xs)
+        if not backprop:
+            with kusari.using_config("type_check", False):
+                (y,) = _Returns((3,)).apply(xs)  # unchecked, as in Chainer
+            assert y.array == 3
+
+
+@pytest.mark.parametrize("req", [(True,), (False,), (True, False), (False, False)])
+def test_no_graph_outputs_need_a_gradient_when_an_input_does(req):
+    xs = tuple(Variable(np.ones(2, np.float32), requires_grad=r) for r in req)
+    f = _Returns((np.zeros(2, np.float32), np.ones(2, np.float32)))
+    with kusari.no_backprop_mode():
+        outs = f.apply(xs)
+    assert [o.requires_grad for o in outs] == [any(req)] * 2
+    assert f.inputs is None and all(o.creator is None for o in outs)
+
+
+def test_several_outputs_are_recorded_with_their_rank():
+    x = _chain(2)
+    f = _Returns((np.zeros(3, np.float32), np.ones(3, np.float32)))
+    a, b = f.apply((x,))
+    assert f.rank == 2 and a.rank == b.rank == 3
+    assert [r() for r in f.outputs] == [a.node, b.node]
+    assert a.creator is f and b.creator is f

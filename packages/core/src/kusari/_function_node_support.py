@@ -3,6 +3,8 @@
 ``apply`` calls these only when the configuration or the inputs ask for
 them: the type check of the inputs, the debug-mode NaN check, the function
 hooks around ``forward``, and the error messages of bad inputs and outputs;
+recording a function of several outputs, and applying one with backprop off
+to inputs that ``apply``'s shortcuts do not take (arrays, three or more);
 ``get_retained_outputs`` runs in a backward pass that records a graph.
 Keeping them here keeps :mod:`kusari.function_node` to the steps every call
 takes. ``FunctionNode`` binds the functions that take ``func`` first as its
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import weakref
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy
@@ -21,12 +24,80 @@ import numpy
 from kusari import _backprop, function_hook
 from kusari.backends import cuda
 from kusari.utils import type_check
-from kusari.variable import Variable, _array_types, _new_output, _new_variable
+from kusari.variable import (
+    Variable,
+    VariableNode,
+    _array_types,
+    _new_output,
+    _new_variable,
+)
 
 _cuda_available = cuda.available
 
 if TYPE_CHECKING:
     from kusari.function_node import FunctionNode
+
+
+def output_data(func: FunctionNode) -> tuple[Any, ...]:
+    """The retained output arrays (None for the others)."""
+    if func._output_indexes_to_retain is None or func.outputs is None:
+        raise RuntimeError(f"{func.label}: no output data is retained")
+    ret: list[Any] = [None] * len(func.outputs)
+    for i, data in zip(
+        func._output_indexes_to_retain, func._retained_output_data or ()
+    ):
+        ret[i] = data
+    return tuple(ret)
+
+
+def record(
+    func: FunctionNode,
+    outputs: tuple[Any, ...],
+    in_nodes: tuple[VariableNode, ...],
+    in_data: tuple[Any, ...],
+    rank: int,
+) -> tuple[Variable, ...]:
+    """Record the graph (``FunctionNode._record``): link the inputs' and new
+    outputs' nodes through ``func``, and keep what backward needs.
+
+    ``rank`` is the highest rank of the inputs that need a gradient.
+    """
+    func.inputs = in_nodes
+    # Chainer's numbering: a function has its inputs' highest rank and
+    # its outputs one more.
+    func.rank = rank
+    rank += 1
+    ret = tuple([_new_output(y, func, rank) for y in outputs])
+    func.outputs = tuple([weakref.ref(v._node) for v in ret])  # type: ignore[arg-type]
+    retain = func._input_indexes_to_retain
+    if retain is not None:
+        for i in retain:
+            in_nodes[i].data = in_data[i]
+    retain = func._output_indexes_to_retain
+    if retain is not None:
+        func._retained_output_data = tuple([outputs[i] for i in retain])
+    return ret
+
+
+def apply_no_graph(
+    func: FunctionNode, inputs: Iterable[Any], flags: Any
+) -> tuple[Variable, ...]:
+    """``apply`` with backprop off: outputs are new leaves, nothing recorded.
+
+    No input node is made, no rank computed and no retained array kept
+    (``retain_inputs`` only names indexes); the outputs require a
+    gradient when an input does, as in Chainer.
+    """
+    data = []
+    requires_grad = False
+    for x in inputs:
+        if type(x) is not Variable and not isinstance(x, Variable):
+            x = as_input(x, func)
+        data.append(x._data)
+        if x._requires_grad:
+            requires_grad = True
+    outputs = func._forward_observed(tuple(data), flags)
+    return tuple([_new_variable(y, requires_grad) for y in outputs])
 
 
 def check_data_type_forward(func: FunctionNode, in_data: tuple[Any, ...]) -> None:
@@ -76,14 +147,62 @@ def check_nan_in_forward(
             )
 
 
-def raise_not_array(func: FunctionNode, y: Any) -> None:
-    """Raise the TypeError for a forward output ``y`` that is not an array."""
-    raise TypeError(
-        f"forward output must be a tuple of ndarrays "
-        f"({func.label})\n{func.label}.forward returned "
-        f"{type(y).__name__} among its outputs (wrap scalars "
-        "with kusari.utils.force_array)"
-    )
+def check_outputs(func: FunctionNode, outputs: Any, check: bool) -> None:
+    """Raise TypeError unless ``outputs`` is a tuple (of arrays, if ``check``)."""
+    if type(outputs) is not tuple:
+        # Chainer's words first (user code matches on them).
+        raise TypeError(
+            f"forward output must be a tuple ({func.label})\n"
+            f"Actual: {type(outputs)}\n"
+            f"{func.label}.forward must return a tuple of arrays"
+        )
+    if not check:
+        return
+    for y in outputs:
+        if not isinstance(y, _array_types):
+            raise TypeError(
+                f"forward output must be a tuple of ndarrays "
+                f"({func.label})\n{func.label}.forward returned "
+                f"{type(y).__name__} among its outputs (wrap scalars "
+                "with kusari.utils.force_array)"
+            )
+
+
+# What FunctionNode.apply does about a class's type check (its
+# ``_type_check_kind``): nothing (the class has none), decide it on sight
+# where it is known to pass (the operands of an elementwise binary operation
+# alike, or one float input), else run it.
+NO_CHECK = 0
+FULL_CHECK = 1
+SAME_OPERANDS = 2
+ONE_FLOAT = 3
+
+
+def type_check_kind(cls: type[FunctionNode]) -> int:
+    """The ``_type_check_kind`` of a FunctionNode class (see the constants)."""
+    if not cls._has_type_check:
+        return NO_CHECK
+    if cls._same_operands_pass_type_check:
+        return SAME_OPERANDS
+    if cls._float_input_passes_type_check:
+        return ONE_FLOAT
+    return FULL_CHECK
+
+
+def type_check_forward(func: FunctionNode, in_data: tuple[Any, ...]) -> None:
+    """Type-check ``func``'s inputs (the operands of a binary operation of
+    kind SAME_OPERANDS decided on sight; one float input is decided on sight
+    only in ``FunctionNode._apply_one``, the shortcut for one Variable)."""
+    if func._type_check_kind == SAME_OPERANDS and len(in_data) == 2:
+        a, b = in_data
+        if (
+            type(a) is numpy.ndarray
+            and type(b) is numpy.ndarray
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+        ):
+            return
+    func._check_data_type_forward(in_data)
 
 
 def as_input(x: Any, func: FunctionNode) -> Variable:

@@ -37,12 +37,13 @@ from kusari.configuration import _generation, _hot, hot_flags
 from kusari.variable import (
     Variable,
     VariableNode,
-    _array_types,
     _new_output,
     _new_variable,
 )
 
 _cuda_available = cuda.available
+_SAME_OPERANDS = _support.SAME_OPERANDS
+_ONE_FLOAT = _support.ONE_FLOAT
 _ref = weakref.ref
 _n_hooks = function_hook._n_registered
 _ndarray = numpy.ndarray
@@ -81,12 +82,20 @@ class FunctionNode:
     # then decided without building type information (the common case of
     # the most frequent operations).
     _same_operands_pass_type_check = False
+    # True for functions of one input whose check_type_forward passes
+    # whenever that input is a NumPy array of a float dtype (tanh, sigmoid,
+    # ...): decided on sight as above.
+    _float_input_passes_type_check = False
+    # What apply does about type checks, decided once per class from the
+    # three attributes above (see _function_node_support.type_check_kind).
+    _type_check_kind = _support.FULL_CHECK
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._has_type_check = (
             cls.check_type_forward is not FunctionNode.check_type_forward
         )
+        cls._type_check_kind = _support.type_check_kind(cls)
         # A subclass that overrides only `backward` must not keep using its
         # parent's backward_array, which computes the parent's gradient.
         owner = _defining_class(cls, "backward_array")
@@ -111,22 +120,15 @@ class FunctionNode:
     # wrapped Function's for an old-style one); TimerHook reports it.
     _impl_name = property(_support.impl_name)
 
-    @property
-    def output_data(self) -> tuple[Any, ...]:
-        """The retained output arrays (None for the others)."""
-        if self._output_indexes_to_retain is None or self.outputs is None:
-            raise RuntimeError(f"{self.label}: no output data is retained")
-        ret: list[Any] = [None] * len(self.outputs)
-        for i, data in zip(
-            self._output_indexes_to_retain, self._retained_output_data or ()
-        ):
-            ret[i] = data
-        return tuple(ret)
+    # The retained output arrays (None for the others).
+    output_data = property(_support.output_data)
 
     # -- applying -------------------------------------------------------
     # apply runs in three steps: gather the inputs, compute the outputs with
     # whatever observes the function (_forward_observed), and, when a
-    # gradient will be needed, record the graph.
+    # gradient will be needed, record the graph (_record). The commonest
+    # calls, on one or two Variables with one output and nothing observing,
+    # take these steps inline.
     def apply(self, inputs: Iterable[Any]) -> tuple[Variable, ...]:
         """Compute the outputs and, when backprop is on, record the graph.
 
@@ -136,6 +138,16 @@ class FunctionNode:
         Returns:
             A tuple of output Variables.
         """
+        if type(inputs) is tuple:
+            n = len(inputs)
+            if n == 1:
+                x0 = inputs[0]
+                if isinstance(x0, Variable):
+                    return self._apply_one(x0)
+            elif n == 2:
+                x0, x1 = inputs
+                if isinstance(x0, Variable) and isinstance(x1, Variable):
+                    return self._apply_two(x0, x1)
         flags = _hot
         if flags.generation != _generation[0]:
             flags = hot_flags()
@@ -143,67 +155,126 @@ class FunctionNode:
         # (e.g. recompute in no_backprop_mode).
         if not flags.enable_backprop:
             return self._apply_no_graph(inputs, flags)
-        if type(inputs) is tuple and len(inputs) == 1 and type(inputs[0]) is Variable:
-            # The commonest call, a function of one Variable, without the
-            # loops of _apply_inputs (same steps, same results).
-            x = inputs[0]
-            in_data = (x._data,)
-            outputs = self._forward_observed(in_data, flags)
-            if not x._requires_grad:
-                return tuple([_new_variable(y, False) for y in outputs])
-            node = x._node
-            if node is None:
-                node = x._node = VariableNode(x, x._name)
-            # _record's steps, spelled out for one input and one output
-            # (a call less on the commonest path).
-            in_nodes = self.inputs = (node,)
-            rank = self.rank = node.rank
-            if len(outputs) != 1:
-                return self._record(outputs, in_nodes, in_data, rank)
-            y = _new_output(outputs[0], self, rank + 1)
-            self.outputs = (_ref(y._node),)  # type: ignore[arg-type]
-            retain = self._input_indexes_to_retain
-            if retain is not None:
-                for i in retain:
-                    in_nodes[i].data = in_data[i]
-            retain = self._output_indexes_to_retain
-            if retain is not None:
-                self._retained_output_data = tuple([outputs[i] for i in retain])
-            return (y,)
-        if (
-            type(inputs) is tuple
-            and len(inputs) == 2
-            and type(inputs[0]) is Variable
-            and type(inputs[1]) is Variable
-        ):
-            return self._apply_two(inputs[0], inputs[1], flags)
         return self._apply_inputs(inputs, flags)
 
-    def _apply_two(
-        self, x0: Variable, x1: Variable, flags: Any
-    ) -> tuple[Variable, ...]:
-        """``apply`` on two Variables (a binary operation), without loops."""
-        in_data = (x0._data, x1._data)
-        outputs = self._forward_observed(in_data, flags)
+    def _apply_one(self, x: Variable) -> tuple[Variable, ...]:
+        """``apply((x,))`` for a Variable ``x`` (the commonest call), without
+        loops; kusari's own functions call it directly where they know
+        their input is a Variable."""
+        flags = _hot
+        if flags.generation != _generation[0]:
+            flags = hot_flags()
+        backprop = flags.enable_backprop  # before forward (see apply)
+        a = x._data
+        in_data = (a,)
+        # _forward_observed's steps, where nothing observes the call and
+        # the type check passes on sight (see _type_check_kind).
+        if (
+            flags.debug
+            or _n_hooks[0]
+            or self._local_function_hooks
+            or type(a) is not _ndarray
+        ):
+            outputs = self._forward_observed(in_data, flags)
+        else:
+            check = flags.type_check
+            kind = self._type_check_kind
+            if check and kind and (kind != _ONE_FLOAT or a.dtype.kind != "f"):
+                self._check_data_type_forward(in_data)
+            outputs = self.forward(in_data)
+            if type(outputs) is not tuple or (
+                check and (len(outputs) != 1 or type(outputs[0]) is not _ndarray)
+            ):
+                _support.check_outputs(self, outputs, check)
+        # Without a graph the outputs need a gradient as the input does (as
+        # in Chainer); with one, an input that needs none makes leaves.
+        rg = x._requires_grad
+        if not (backprop and rg):
+            if len(outputs) == 1:
+                return (_new_variable(outputs[0], rg),)
+            return tuple([_new_variable(y, rg) for y in outputs])
+        node = x._node
+        if node is None:
+            node = x._node = VariableNode(x, x._name)
+        in_nodes = (node,)
+        rank = node.rank
+        if len(outputs) != 1:
+            return self._record(outputs, in_nodes, in_data, rank)
+        # _record's steps, spelled out for one output (a call less).
+        self.inputs = in_nodes
+        self.rank = rank
+        y = _new_output(outputs[0], self, rank + 1)
+        self.outputs = (_ref(y._node),)  # type: ignore[arg-type]
+        retain = self._input_indexes_to_retain
+        if retain is not None:
+            for i in retain:
+                in_nodes[i].data = in_data[i]
+        retain = self._output_indexes_to_retain
+        if retain is not None:
+            self._retained_output_data = tuple([outputs[i] for i in retain])
+        return (y,)
+
+    def _apply_two(self, x0: Variable, x1: Variable) -> tuple[Variable, ...]:
+        """``apply((x0, x1))`` for Variables (a binary operation), as
+        :meth:`_apply_one`."""
+        flags = _hot
+        if flags.generation != _generation[0]:
+            flags = hot_flags()
+        backprop = flags.enable_backprop  # before forward (see apply)
+        a = x0._data
+        b = x1._data
+        in_data = (a, b)
+        # As in _apply_one.
+        if (
+            flags.debug
+            or _n_hooks[0]
+            or self._local_function_hooks
+            or type(a) is not _ndarray
+        ):
+            outputs = self._forward_observed(in_data, flags)
+        else:
+            check = flags.type_check
+            kind = self._type_check_kind
+            if (
+                check
+                and kind
+                and not (
+                    kind == _SAME_OPERANDS
+                    and type(b) is _ndarray
+                    # NumPy shares the dtype objects of its built-in
+                    # types: `is` spares the comparison mostly.
+                    and (a.dtype is b.dtype or a.dtype == b.dtype)
+                    and a.shape == b.shape
+                )
+            ):
+                self._check_data_type_forward(in_data)
+            outputs = self.forward(in_data)
+            if type(outputs) is not tuple or (
+                check and (len(outputs) != 1 or type(outputs[0]) is not _ndarray)
+            ):
+                _support.check_outputs(self, outputs, check)
         r0 = x0._requires_grad
         r1 = x1._requires_grad
-        if not (r0 or r1):
-            return tuple([_new_variable(y, False) for y in outputs])
+        if not (backprop and (r0 or r1)):
+            if len(outputs) == 1:
+                return (_new_variable(outputs[0], r0 or r1),)
+            return tuple([_new_variable(y, r0 or r1) for y in outputs])
         n0 = x0._node
         if n0 is None:
             n0 = x0._node = VariableNode(x0, x0._name)
         n1 = x1._node
         if n1 is None:
             n1 = x1._node = VariableNode(x1, x1._name)
+        in_nodes = (n0, n1)
         # The highest rank among the inputs that need a gradient.
         if r0 and r1:
             rank = n0.rank if n0.rank > n1.rank else n1.rank
         else:
             rank = n0.rank if r0 else n1.rank
         if len(outputs) != 1:
-            return self._record(outputs, (n0, n1), in_data, rank)
+            return self._record(outputs, in_nodes, in_data, rank)
         # _record's steps, spelled out for one output (a call less).
-        in_nodes = self.inputs = (n0, n1)
+        self.inputs = in_nodes
         self.rank = rank
         y = _new_output(outputs[0], self, rank + 1)
         self.outputs = (_ref(y._node),)  # type: ignore[arg-type]
@@ -246,79 +317,19 @@ class FunctionNode:
             in_nodes.append(node)
         return self._record(outputs, tuple(in_nodes), in_data, rank)
 
-    def _record(
-        self,
-        outputs: tuple[Any, ...],
-        in_nodes: tuple[VariableNode, ...],
-        in_data: tuple[Any, ...],
-        rank: int,
-    ) -> tuple[Variable, ...]:
-        """Record the graph: link the inputs' and new outputs' nodes through
-        this function, and keep what backward needs.
-
-        ``rank`` is the highest rank of the inputs that need a gradient.
-        """
-        self.inputs = in_nodes
-        # Chainer's numbering: a function has its inputs' highest rank and
-        # its outputs one more.
-        self.rank = rank
-        rank += 1
-        if len(outputs) == 1:  # the common case, without a loop
-            ret: tuple[Variable, ...] = (_new_output(outputs[0], self, rank),)
-            self.outputs = (_ref(ret[0]._node),)  # type: ignore[arg-type]
-        else:
-            ret = tuple([_new_output(y, self, rank) for y in outputs])
-            self.outputs = tuple([_ref(v._node) for v in ret])  # type: ignore[arg-type]
-        retain = self._input_indexes_to_retain
-        if retain is not None:
-            for i in retain:
-                in_nodes[i].data = in_data[i]
-        retain = self._output_indexes_to_retain
-        if retain is not None:
-            self._retained_output_data = tuple([outputs[i] for i in retain])
-        return ret
-
-    def _apply_no_graph(
-        self, inputs: Iterable[Any], flags: Any
-    ) -> tuple[Variable, ...]:
-        """``apply`` with backprop off: outputs are new leaves, nothing recorded.
-
-        No input node is made, no rank computed and no retained array kept
-        (``retain_inputs`` only names indexes); the outputs require a
-        gradient when an input does, as in Chainer.
-        """
-        data = []
-        requires_grad = False
-        for x in inputs:
-            if type(x) is not Variable and not isinstance(x, Variable):
-                x = _as_input(x, self)
-            data.append(x._data)
-            if x._requires_grad:
-                requires_grad = True
-        outputs = self._forward_observed(tuple(data), flags)
-        if len(outputs) == 1:
-            return (_new_variable(outputs[0], requires_grad),)
-        return tuple([_new_variable(y, requires_grad) for y in outputs])
+    # Recording the graph for outputs of any number, and applying with
+    # backprop off to inputs the shortcuts above do not take, are written in
+    # kusari._function_node_support (bound here as methods).
+    _record = _support.record
+    _apply_no_graph = _support.apply_no_graph
 
     def _forward_observed(
         self, in_data: tuple[Any, ...], flags: Any
     ) -> tuple[Any, ...]:
         """``forward`` with type checks, function hooks and debug checks."""
         check = flags.type_check
-        if check and self._has_type_check:
-            same = False
-            if self._same_operands_pass_type_check and len(in_data) == 2:
-                a, b = in_data
-                same = (
-                    type(a) is _ndarray
-                    and type(b) is _ndarray
-                    # NumPy shares the dtype objects of its built-in types:
-                    # `is` spares the comparison in the common case.
-                    and (a.dtype is b.dtype or a.dtype == b.dtype)
-                    and a.shape == b.shape
-                )
-            if not same:
-                self._check_data_type_forward(in_data)
+        if check and self._type_check_kind:
+            _support.type_check_forward(self, in_data)
         if (
             _n_hooks[0]
             or self._local_function_hooks
@@ -327,17 +338,10 @@ class FunctionNode:
             outputs = self._forward_in_context(in_data)
         else:
             outputs = self.forward(in_data)
-        if type(outputs) is not tuple:
-            # Chainer's words first (user code matches on them).
-            raise TypeError(
-                f"forward output must be a tuple ({self.label})\n"
-                f"Actual: {type(outputs)}\n"
-                f"{self.label}.forward must return a tuple of arrays"
-            )
-        if check:
-            for y in outputs:
-                if type(y) is not _ndarray and not isinstance(y, _array_types):
-                    self._raise_not_array(y)
+        if type(outputs) is not tuple or (
+            check and (len(outputs) != 1 or type(outputs[0]) is not _ndarray)
+        ):
+            _support.check_outputs(self, outputs, check)
         if flags.debug:
             self._check_nan_in_forward(in_data, outputs)
         return outputs
@@ -347,7 +351,6 @@ class FunctionNode:
     # costs what calling methods written here would.
     _forward_in_context = _support.forward_in_context
     _all_hooks = _support.all_hooks
-    _raise_not_array = _support.raise_not_array
     _check_data_type_forward = _support.check_data_type_forward
     _check_nan_in_forward = _support.check_nan_in_forward
 

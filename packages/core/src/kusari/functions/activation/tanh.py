@@ -8,8 +8,10 @@ import numpy
 
 from kusari import backend
 from kusari.backends import cuda
+from kusari.configuration import _generation, _hot
 from kusari.function_node import FunctionNode
 from kusari.functions.activation._checks import check_one_float
+from kusari.functions.math._arith_direct import direct, plain_result
 from kusari.utils import force_array
 from kusari.variable import Variable
 
@@ -19,6 +21,7 @@ _FIRST = (0,)
 
 class Tanh(FunctionNode):
     check_type_forward = staticmethod(check_one_float)
+    _float_input_passes_type_check = True
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         # retain_outputs((0,)) without the call: tanh is a common small op.
@@ -75,4 +78,12 @@ def tanh(x: Any) -> Variable:
         >>> F.tanh(np.zeros(1, np.float32)).array
         array([0.], dtype=float32)
     """
+    if isinstance(x, Variable):
+        if not _hot.enable_backprop or _hot.generation != _generation[0]:
+            # Nothing would record or observe a node (see direct): compute
+            # on the array, where Tanh's type check passes on sight.
+            d = x._data
+            if type(d) is _ndarray and d.dtype.kind == "f" and direct():
+                return plain_result(numpy.tanh(d), x._requires_grad)
+        return Tanh()._apply_one(x)[0]  # apply's shortcut, called directly
     return Tanh().apply((x,))[0]

@@ -155,6 +155,8 @@ def _add(lhs: Any, rhs: Any) -> Variable:
             if y is not None:
                 return y
         try:
+            if isinstance(lhs, Variable) and isinstance(rhs, Variable):
+                return Add()._apply_two(lhs, rhs)[0]  # apply's shortcut
             return Add().apply((lhs, rhs))[0]
         except type_check.InvalidType:
             return _retry_with_cast(Add, (lhs, rhs), 1)
@@ -164,6 +166,8 @@ def _add(lhs: Any, rhs: Any) -> Variable:
         y = direct_constant(numpy.add, operator.add, lhs, value)
         if y is not None:
             return y
+    if isinstance(lhs, Variable):
+        return AddConstant(value)._apply_one(lhs)[0]
     return AddConstant(value).apply((lhs,))[0]
 
 
@@ -216,6 +220,8 @@ def mul(self: Any, rhs: Any) -> Variable:
             if y is not None:
                 return y
         try:
+            if isinstance(self, Variable) and isinstance(rhs, Variable):
+                return Mul()._apply_two(self, rhs)[0]  # apply's shortcut
             return Mul().apply((self, rhs))[0]
         except type_check.InvalidType:
             return _retry_with_cast(Mul, (self, rhs), 1)
@@ -225,6 +231,8 @@ def mul(self: Any, rhs: Any) -> Variable:
         y = direct_constant(numpy.multiply, operator.mul, self, value)
         if y is not None:
             return y
+    if isinstance(self, Variable):
+        return MulConstant(value)._apply_one(self)[0]
     return MulConstant(value).apply((self,))[0]
 
 
