@@ -13,7 +13,9 @@ same data in both libraries:
 * ``sce f+b``: softmax cross entropy on (100, 10) scores, forward and
   backward through each library's graph (mostly per-call overhead);
 * ``sgd update``: the update of all 1.8M parameters from fresh gradients
-  (kusari's fused flat-buffer kernel, PyTorch's ``_foreach_add_``).
+  (kusari's packed update: OpenBLAS's axpy over each parameter's range of
+  the flat buffer, as ``_fused.run_whole`` runs it; PyTorch's
+  ``_foreach_add_``).
 
 Each library runs in its own subprocess per round (an idle thread of one,
 OpenBLAS's or OpenMP's, spinning after its last call would otherwise take
@@ -92,6 +94,11 @@ def _kusari_ops(d: dict[str, Any]) -> dict[str, Callable[[], Any]]:
     buf = np.concatenate([p.reshape(-1) for p in d["params"]])
     grads = [g.reshape(-1) for g in d["grads"]]
     kernel = SGDRule._fused_kernel
+    # As the packed update runs it: one axpy per parameter's range of the
+    # flat buffer (cut over the pool's threads), the cut kept per layout.
+    views = [buf[a:b] for a, b in zip(offsets, offsets[1:])]
+    consts = [(0.01,)] * len(views)
+    plans: dict[Any, Any] = {}
     s = kusari.Variable(d["s"])
 
     def sce() -> None:
@@ -109,9 +116,7 @@ def _kusari_ops(d: dict[str, Any]) -> dict[str, Callable[[], Any]]:
         "relu fwd": lambda: relu_mod.ReLU().forward((d["gy"],)),
         "relu bwd": lambda: relu_mod._relu_grad(d["h"], d["gy"]),
         "sce f+b": sce,
-        "sgd update": lambda: _fused.run_blocks(
-            kernel, [(0, offsets[-1], (0.01,))], buf, {}, grads, offsets
-        ),
+        "sgd update": lambda: _fused.run_whole(kernel, consts, views, grads, plans),
     }
 
 

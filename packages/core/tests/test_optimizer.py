@@ -382,3 +382,51 @@ def test_loading_state_whose_init_fills_it_through_the_rule():
     with pytest.raises(KeyError):
         missing.serialize(NpzDeserializer(only_t.target))
     assert missing.state is None
+
+
+def test_update_walks_the_parameters_once_without_hooks(monkeypatch):
+    model = Tiny()
+    opt = optimizers.SGD(0.1).setup(model)
+    walks = []
+    real = type(model).params
+    monkeypatch.setattr(
+        type(model), "params", lambda self, *a: walks.append(1) or real(self, *a)
+    )
+    model.W.grad = np.ones((1, 2), np.float32)
+    opt.update()  # b has no gradient: it gets zeros, as before
+    assert len(walks) == 1
+    np.testing.assert_allclose(model.W.array, [[0.9, 1.9]])
+    np.testing.assert_array_equal(model.b.grad, 0)
+
+
+def test_update_keeps_an_overridden_reallocate_and_hooks_own_walks():
+    calls = []
+
+    class Counting(optimizers.SGD):
+        def reallocate_cleared_grads(self):
+            calls.append(1)
+            super().reallocate_cleared_grads()
+
+    model = Tiny()
+    opt = Counting(0.1).setup(model)
+    model.cleargrads()
+    opt.update()
+    assert len(calls) == 2  # before and after the rules, as Chainer calls it
+    np.testing.assert_array_equal(model.W.grad, 0)
+
+    # A pre hook that adds a parameter: the update sees it.
+    model2 = Tiny()
+    opt2 = optimizers.SGD(0.5).setup(model2)
+
+    def add_param(opt):
+        if not hasattr(model2, "c"):
+            with model2.init_scope():
+                model2.c = kusari.Parameter(np.ones(3, np.float32))
+            model2.c.update_rule = opt.create_update_rule()
+            model2.c.update_rule.hyperparam = opt.hyperparam
+            model2.c.grad = np.ones(3, np.float32)
+
+    opt2.add_hook(add_param, name="add_param")
+    model2.cleargrads()
+    opt2.update()
+    np.testing.assert_allclose(model2.c.array, 0.5)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import collections
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from kusari import backend
@@ -167,10 +167,7 @@ class Optimizer:
 
     def reallocate_cleared_grads(self) -> None:
         """Give a zero gradient to every initialized parameter without one."""
-        for param in self.target.params(include_uninit=False):
-            if param.grad is None:
-                xp = backend.get_array_module(param.array)
-                param.grad = xp.zeros_like(param.array)
+        _give_zero_grads(self.target.params(include_uninit=False))
 
     def serialize(self, serializer: Any) -> None:
         """Save or load ``t``, ``epoch`` and every update rule's state.
@@ -313,16 +310,18 @@ class GradientMethod(Optimizer):
         if not flag:
             self._fused = None
 
-    def _update_params(self) -> None:
+    def _update_params(self, params: list[Any] | None = None) -> None:
+        if params is None:
+            params = list(self.target.params())
         if not getattr(self, "_use_fused_update", True):
-            for param in self.target.params():
+            for param in params:
                 param.update()
             return
         if getattr(self, "_fused", None) is None:
-            from kusari.optimizers._fused import FusedUpdater
+            from kusari.optimizers._fused_update import FusedUpdater
 
             self._fused = FusedUpdater()
-        self._fused.update(self.target.params())
+        self._fused.update(params)
 
     def update(
         self, lossfun: Callable[..., Any] | None = None, *args: Any, **kwds: Any
@@ -347,15 +346,36 @@ class GradientMethod(Optimizer):
                 self.target.zerograds()
             loss.backward(loss_scale=self._loss_scale)
             del loss
-        self.reallocate_cleared_grads()
+        # One walk over the parameters serves the update and both gradient
+        # checks around it, unless a subclass reallocates its own way or a
+        # hook runs in between (it may change the parameters).
+        params = None
+        if type(self).reallocate_cleared_grads is Optimizer.reallocate_cleared_grads:
+            params = list(self.target.params())
+            _give_zero_grads(params)
+        else:
+            self.reallocate_cleared_grads()
         self.check_nan_in_grads()
-        self.call_hooks("pre")
+        if self._pre_update_hooks or self._pre_update_hooks is None:
+            self.call_hooks("pre")  # (which refuses when setup() was not run)
+            params = None
         self.t += 1
         if self.is_safe_to_update():
-            self._update_params()
-        self.reallocate_cleared_grads()
+            self._update_params(params)
+        if params is None:
+            self.reallocate_cleared_grads()
+        else:
+            _give_zero_grads(params)
         self.call_hooks("post")
         self.update_loss_scale()
+
+
+def _give_zero_grads(params: Iterable[Any]) -> None:
+    """A zero gradient for each initialized parameter of ``params`` without one."""
+    for param in params:
+        if param.grad is None and param.array is not None:
+            xp = backend.get_array_module(param.array)
+            param.grad = xp.zeros_like(param.array)
 
 
 # Deprecated aliases kept for code written against Chainer < v4.

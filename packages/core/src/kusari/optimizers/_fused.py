@@ -1,42 +1,29 @@
-"""Fused optimizer updates: one pass over a flat buffer per rule type and dtype.
+"""Element-wise optimizer kernels run over flat buffers, blocked and threaded.
 
-A :class:`~kusari.optimizer.GradientMethod` on CPU packs the arrays of the
-parameters whose rules support it into one contiguous buffer per (rule
-class, dtype, state names): each ``Parameter.array`` and each state array
-(``m``, ``v``, ...) becomes a view into its buffer, so the rule's update
-runs as a few NumPy calls over the whole buffer instead of a dozen per
-parameter, split over the intra-op threads (:mod:`kusari.utils.threads`).
+The packed update (:mod:`kusari.optimizers._fused_update`) keeps the
+parameters of one rule type and dtype in one contiguous buffer; here the
+rule's element-wise kernel (the same function its per-parameter
+``update_core_cpu`` runs) is applied over such a buffer block by block
+(:func:`run_blocks`): each block's gradients are read in place or gathered
+into a cache-sized scratch block, and every pass of the formula runs on
+data in cache, split over the intra-op threads (:mod:`kusari.utils.threads`).
+Results are therefore identical to the per-parameter update.  A kernel
+with a scratch-free ``whole`` routine (SGD's axpy) runs it over the
+parameters' ranges instead (:func:`run_whole`).
 
-The update itself is the rule's own element-wise kernel (the same function
-its per-parameter ``update_core_cpu`` runs), applied block by block: each
-block's gradients are copied into a cache-sized scratch buffer and every
-pass of the formula runs on data in cache.  Results are therefore identical
-to the per-parameter update.
-
-A parameter takes the per-parameter path instead when its rule cannot be
-fused: a rule type without a kernel, a disabled rule, a rule with its own
-hooks, a float16 parameter updated through float32 masters, a missing
-gradient, an array off the CPU or one that is a view of memory kusari does
-not own (tied storage would be broken by copying it).  Per-rule
-hyperparameter overrides stay fused: consecutive parameters with equal
-constants share one kernel call.
-
-The packing is checked on every update by identity: when anything replaced
-a parameter's array or a state array (a deserializer, ``to_device``, lazy
-initialization of a new parameter), the buffer is rebuilt from the current
-values.
+The cuts depend on the layout, the ranges of equal constants and the
+thread count only; a caller passes a dict per layout to keep them.
 """
 
 from __future__ import annotations
 
 import bisect
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import numpy
 
-from kusari.parameter import Parameter
 from kusari.utils import threads
 
 # Elements per block of the blocked update. Measured (CPU time, one thread,
@@ -67,12 +54,26 @@ class ElementwiseKernel:
     that calls BLAS (``blas=True``) runs with BLAS held to one thread: its
     blocks are already the pool threads' shares, and BLAS's own threads
     would spin on the cores the pool needs.
+
+    A stateless kernel may also have a ``whole(consts, p, g) -> bool``: one
+    call over flat C-contiguous ranges of any length, with no scratch (e.g.
+    a BLAS level-1 routine), computing each element alone so that it gives
+    the blocked kernel's bits however the arrays are cut (see
+    :func:`run_whole`). When it answers False (no such routine for this
+    dtype), the blocked kernel's function runs on that range instead.
     """
 
-    def __init__(self, fn: Kernel, n_temps: int = 2, blas: bool = False) -> None:
+    def __init__(
+        self,
+        fn: Kernel,
+        n_temps: int = 2,
+        blas: bool = False,
+        whole: Callable[[Any, Any, Any], bool] | None = None,
+    ) -> None:
         self.fn = fn
         self.n_temps = n_temps
         self.blas = blas
+        self.whole = whole
 
     def held(self) -> Any:
         """The context the kernel runs in (BLAS at one thread when it calls it)."""
@@ -80,6 +81,23 @@ class ElementwiseKernel:
 
     def apply(self, consts: Any, p: Any, g: Any, state: dict[str, Any]) -> None:
         """Update one parameter's arrays (any shape), blocked and threaded."""
+        if (
+            type(g) is numpy.ndarray
+            and not g.flags.c_contiguous
+            and g.shape == p.shape
+            and g.dtype == p.dtype
+        ):
+            # Read from a contiguous copy, as the packed update reads it:
+            # the same arithmetic either way.
+            g = numpy.ascontiguousarray(g)
+        if (
+            self.whole is not None
+            and not state
+            and p.flags.c_contiguous
+            and g.shape == p.shape
+        ):
+            run_whole(self, [consts], [_flat(p)], [_flat(g)])
+            return
         arrays = [p, g, *state.values()]
         if not all(
             a.flags.c_contiguous and a.shape == p.shape and a.dtype == p.dtype
@@ -95,6 +113,60 @@ class ElementwiseKernel:
         )
 
 
+# A piece of the blocked update: buffer range start:stop, the index of its
+# ``ranges`` entry (its constants) and of the parameter whose gradient it
+# reads in place, or -1 when the gradients of several are gathered.
+Piece = tuple[int, int, int, int]
+
+
+def plan_pieces(
+    bounds: tuple[tuple[int, int], ...], offsets: list[int], block: int
+) -> list[Piece]:
+    """Cut the buffer ranges ``bounds`` into blocks of at most ``block``.
+
+    A block inside one parameter reads that parameter's gradient where it
+    lies; a block of several small parameters gathers theirs.
+
+    Args:
+        bounds: ``(start, stop)`` of each range, in buffer order.
+        offsets: Start of each parameter in the buffer, then the total size.
+        block: The largest block, in elements.
+
+    Returns:
+        The pieces ``(start, stop, range index, parameter index or -1)``.
+    """
+    pieces: list[Piece] = []
+    last = len(offsets) - 1
+    for r, (a, b) in enumerate(bounds):
+        i = bisect.bisect_right(offsets, a) - 1
+        pos = a
+        while pos < b:
+            lo, hi = offsets[i], min(offsets[i + 1], b)
+            if hi - pos >= block or hi - lo >= block:
+                # A large parameter: blocks of its own gradient.
+                stop = min(hi, pos + block)
+                pieces.append((pos, stop, r, i))
+                pos = stop
+                if pos == offsets[i + 1]:
+                    i += 1
+                continue
+            # Small parameters: gather as many as fit in a block.
+            stop = hi
+            j = i + 1
+            while j < last and offsets[j + 1] <= min(b, pos + block):
+                stop = offsets[j + 1]
+                j += 1
+            pieces.append((pos, stop, r, -1))
+            pos = stop
+            i = j
+    return pieces
+
+
+# Plans kept per buffer (see run_blocks' ``cache``); a few cover the
+# thread counts and constant groupings a training run goes through.
+_PLANS_KEPT = 8
+
+
 def run_blocks(
     kernel: ElementwiseKernel,
     ranges: list[tuple[int, int, Any]],
@@ -102,13 +174,12 @@ def run_blocks(
     state: dict[str, Any],
     grads: list[Any],
     offsets: list[int],
+    cache: dict[Any, list[Piece]] | None = None,
 ) -> None:
     """Apply ``kernel`` over the flat ``p`` / ``state`` buffers.
 
-    The buffer is cut into blocks of at most :data:`BLOCK` elements.  A block
-    inside one parameter reads that parameter's gradient where it lies; a
-    block of several small parameters first gathers their gradients into a
-    scratch block (one kernel call for all of them instead of one each).
+    The buffer is cut into blocks of at most :data:`BLOCK` elements (see
+    :func:`plan_pieces`).
 
     Args:
         kernel: The update.
@@ -117,6 +188,8 @@ def run_blocks(
         state: Flat state buffers by name.
         grads: The flat gradient of each packed parameter, in buffer order.
         offsets: Start of each parameter in the buffer, then the total size.
+        cache: Where the cut is kept for the next call with the same ranges
+            (one dict per buffer layout: ``offsets`` is not part of its key).
     """
     total = sum(b - a for a, b, _ in ranges)
     nbytes = total * p.itemsize * (3 + len(state))
@@ -127,29 +200,14 @@ def run_blocks(
         # of a few BLOCKs, one thread would otherwise get most of the work.
         per = -(-total // (threads_wanted * threads.OVERSPLIT))
         block = min(BLOCK, max(MIN_BLOCK, per))
-    pieces: list[tuple[int, int, Any, Any]] = []  # start, stop, consts, grad
-    for a, b, consts in ranges:
-        i = bisect.bisect_right(offsets, a) - 1
-        pos = a
-        while pos < b:
-            lo, hi = offsets[i], min(offsets[i + 1], b)
-            if hi - pos >= block or hi - lo >= block:
-                # A large parameter: blocks of its own gradient.
-                stop = min(hi, pos + block)
-                pieces.append((pos, stop, consts, grads[i][pos - lo : stop - lo]))
-                pos = stop
-                if pos == offsets[i + 1]:
-                    i += 1
-                continue
-            # Small parameters: gather as many as fit in a block.
-            stop = hi
-            j = i + 1
-            while j < len(offsets) - 1 and offsets[j + 1] <= min(b, pos + block):
-                stop = offsets[j + 1]
-                j += 1
-            pieces.append((pos, stop, consts, None))
-            pos = stop
-            i = j
+    bounds = tuple((a, b) for a, b, _ in ranges)
+    pieces = None if cache is None else cache.get((bounds, block))
+    if pieces is None:
+        pieces = plan_pieces(bounds, offsets, block)
+        if cache is not None:
+            if len(cache) >= _PLANS_KEPT:
+                cache.clear()
+            cache[bounds, block] = pieces
     if not pieces:
         return
 
@@ -158,15 +216,17 @@ def run_blocks(
         cap = max(e - s for s, e, _, _ in mine)  # small models: small scratch
         gbuf: Any = None
         temps = [numpy.empty(cap, dtype=p.dtype) for _ in range(kernel.n_temps)]
-        for s, e, consts, g in mine:
+        for s, e, r, i in mine:
             m = e - s
-            if g is None:
+            if i < 0:
                 if gbuf is None:
                     gbuf = numpy.empty(cap, dtype=p.dtype)
                 g = gbuf[:m]
                 _gather(g, grads, offsets, s, e)
+            else:
+                g = grads[i][s - offsets[i] : e - offsets[i]]
             kernel.fn(
-                consts,
+                ranges[r][2],
                 p[s:e],
                 g,
                 {k: v[s:e] for k, v in state.items()},
@@ -175,6 +235,106 @@ def run_blocks(
 
     with kernel.held():
         threads.run_split(work, len(pieces), nbytes)
+
+
+# A share of :func:`run_whole`: ``(array index, start, stop)`` ranges.
+Chunk = list[tuple[int, int, int]]
+
+
+def plan_chunks(sizes: list[int], n_chunks: int) -> list[Chunk]:
+    """Cut arrays of ``sizes`` elements into about ``n_chunks`` even shares.
+
+    An array longer than a share is cut; consecutive shorter ones are
+    grouped until their sum reaches a share.
+
+    Args:
+        sizes: The length of each array, in order.
+        n_chunks: The shares wanted (1: one share of every array, whole).
+
+    Returns:
+        The shares, each a list of ``(array index, start, stop)``.
+    """
+    total = sum(sizes)
+    share = max(1, -(-total // max(1, n_chunks)))
+    chunks: list[Chunk] = []
+    cur: Chunk = []
+    filled = 0
+    for i, n in enumerate(sizes):
+        pos = 0
+        while pos < n:
+            take = min(n - pos, share - filled)
+            cur.append((i, pos, pos + take))
+            pos += take
+            filled += take
+            if filled >= share:
+                chunks.append(cur)
+                cur, filled = [], 0
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def run_whole(
+    kernel: ElementwiseKernel,
+    consts: list[Any],
+    ps: list[Any],
+    gs: list[Any],
+    cache: dict[Any, Any] | None = None,
+) -> bool:
+    """``kernel.whole`` over flat ``ps`` / ``gs``, split over the pool.
+
+    On one thread each array is one call. On several, the arrays are cut
+    into :data:`threads.OVERSPLIT` shares per thread (one call per piece):
+    the whole call computes each element alone, so the cut changes no bit.
+    BLAS is held at one thread meanwhile: an OpenBLAS woken for a level-1
+    call would leave a thread spinning, for about 0.1 s, on the cores that
+    the pool's GEMMs of the next step need (an MLP step at two threads,
+    interleaved on a loaded machine: median 22.5 ms with BLAS held, 56 ms
+    with BLAS's own threads).
+
+    Args:
+        kernel: The kernel; its ``whole`` is called.
+        consts: Each array's constants.
+        ps: The flat arrays updated, C-contiguous.
+        gs: Their flat gradients.
+        cache: Where the cut is kept, per thread count (one dict per layout).
+
+    Returns:
+        True; False when ``whole`` declined a piece (no such routine for
+        this dtype), whose update then ran the blocked kernel's arithmetic.
+    """
+    whole = kernel.whole
+    assert whole is not None
+    sizes = [p.size for p in ps]
+    total = sum(sizes)
+    nbytes = total * ps[0].itemsize * 3 if ps else 0
+    pieces = threads.plan(nbytes, total // MIN_BLOCK)
+    n_chunks = 1
+    if pieces > 1:
+        n_chunks = min(
+            pieces * threads.OVERSPLIT, threads.MAX_CHUNKS, total // MIN_BLOCK
+        )
+    key = ("whole", n_chunks)
+    chunks = None if cache is None else cache.get(key)
+    if chunks is None:
+        chunks = plan_chunks(sizes, n_chunks)
+        if cache is not None:
+            if len(cache) >= _PLANS_KEPT:
+                cache.clear()
+            cache[key] = chunks
+    declined: list[bool] = []
+
+    def work(j: int) -> None:
+        for i, lo, hi in chunks[j]:
+            p, g = ps[i][lo:hi], gs[i][lo:hi]
+            if not whole(consts[i], p, g):
+                declined.append(True)
+                temps = [numpy.empty(hi - lo, p.dtype) for _ in range(kernel.n_temps)]
+                kernel.fn(consts[i], p, g, {}, *temps)
+
+    with threads.one_blas_thread():
+        threads.parallel_for(work, len(chunks))
+    return not declined
 
 
 def _gather(out: Any, grads: list[Any], offsets: list[int], s: int, e: int) -> None:
@@ -187,154 +347,3 @@ def _gather(out: Any, grads: list[Any], offsets: list[int], s: int, e: int) -> N
         out[pos - s : hi - s] = grads[i][pos - lo : hi - lo]
         pos = hi
         i += 1
-
-
-class _Pack:
-    """One flat buffer of parameters (and their rules' states)."""
-
-    def __init__(self, params: list[Any], state_names: tuple[str, ...]) -> None:
-        self.params = params
-        self.state_names = state_names
-        first = params[0].array
-        sizes = [p.array.size for p in params]
-        self.offsets = [0]
-        for n in sizes:
-            self.offsets.append(self.offsets[-1] + n)
-        total = self.offsets[-1]
-        self.buf = numpy.empty(total, dtype=first.dtype)
-        self.states = {k: numpy.empty(total, dtype=first.dtype) for k in state_names}
-        self.views: list[Any] = []
-        self.state_views: list[dict[str, Any]] = []
-        for param, a, b in zip(params, self.offsets, self.offsets[1:]):
-            shape = param.array.shape
-            view = self.buf[a:b].reshape(shape)
-            view[...] = param.array
-            param.array = view
-            self.views.append(view)
-            rule = param.update_rule
-            sv = {}
-            for k in state_names:
-                v = self.states[k][a:b].reshape(shape)
-                v[...] = rule._state[k]
-                rule._state[k] = v
-                sv[k] = v
-            self.state_views.append(sv)
-
-    def matches(self, params: list[Any]) -> bool:
-        """Whether the params and their arrays are still the packed ones."""
-        if len(params) != len(self.params):
-            return False
-        for param, mine, view, sv in zip(
-            params, self.params, self.views, self.state_views
-        ):
-            arr = param.array
-            # A copied optimizer and model (deepcopy) keep the identities but
-            # not the sharing: check that the view still points into buf.
-            if param is not mine or arr is not view or arr.base is not self.buf:
-                return False
-            state = param.update_rule._state
-            for k, v in sv.items():
-                if state.get(k) is not v or v.base is not self.states[k]:
-                    return False
-            if len(state) != len(sv):
-                return False
-        return True
-
-
-def kernel_of(rule: Any) -> ElementwiseKernel | None:
-    """The fused kernel of ``rule``'s exact class (a subclass may change the
-    update, so it does not inherit its parent's)."""
-    return type(rule).__dict__.get("_fused_kernel")
-
-
-def _fusable(param: Any, owned: set[int]) -> bool:
-    # A Parameter subclass may update itself differently.
-    if type(param).update is not Parameter.update:
-        return False
-    rule = param.update_rule
-    if rule is None or kernel_of(rule) is None or not rule.enabled:
-        return False
-    if rule._pre_update_hooks or rule._post_update_hooks:
-        return False
-    arr, grad = param.array, param.grad
-    if type(arr) is not numpy.ndarray or type(grad) is not numpy.ndarray:
-        return False
-    if arr.dtype.kind != "f" or grad.dtype != arr.dtype or grad.shape != arr.shape:
-        return False
-    if rule._use_fp32_update and arr.dtype == numpy.float16:
-        return False
-    if arr.size == 0 or not arr.flags.c_contiguous:
-        return False
-    state = rule._state
-    if state:
-        for v in state.values():
-            if (
-                type(v) is not numpy.ndarray
-                or v.shape != arr.shape
-                or v.dtype != arr.dtype
-            ):
-                return False
-    # Memory laid out by someone else (a view, e.g. tied storage) is left
-    # alone; views into our own buffers are known by identity.
-    return arr.base is None or id(arr) in owned
-
-
-class FusedUpdater:
-    """Runs a GradientMethod's update with the fusable parameters packed."""
-
-    def __init__(self) -> None:
-        self.packs: dict[tuple[Any, ...], _Pack] = {}
-
-    def __getstate__(self) -> dict[str, Any]:
-        # A copy or a pickle re-packs from the arrays it finds.
-        return {"packs": {}}
-
-    def update(self, params: Iterable[Any]) -> None:
-        """Update ``params``: the fusable ones packed, the others one by one."""
-        groups: dict[tuple[Any, ...], list[Any]] = {}
-        owned = {id(v) for pack in self.packs.values() for v in pack.views}
-        params = list(params)
-        fusable = [_fusable(param, owned) for param in params]
-        # Parameters sharing one array (tied weights) must keep sharing it:
-        # copying them into a buffer would split them.
-        seen: dict[int, int] = {}
-        for i, param in enumerate(params):
-            if fusable[i]:
-                j = seen.setdefault(id(param.array), i)
-                if j != i:
-                    fusable[i] = fusable[j] = False
-        for param, fuse in zip(params, fusable):
-            if not fuse:
-                param.update()
-                continue
-            rule = param.update_rule
-            rule.t += 1
-            if rule._state is None:
-                rule._state = {}
-                rule.init_state(param)
-            if param._loss_scale is not None:
-                param.grad /= param._loss_scale
-            key = (type(rule), param.array.dtype, tuple(rule._state))
-            groups.setdefault(key, []).append(param)
-        packs = {}
-        for key, members in groups.items():
-            pack = self.packs.get(key)
-            if pack is None or not pack.matches(members):
-                pack = _Pack(members, key[2])
-            packs[key] = pack
-            self._run(kernel_of(members[0].update_rule), pack)
-        self.packs = packs
-
-    @staticmethod
-    def _run(kernel: ElementwiseKernel | None, pack: _Pack) -> None:
-        assert kernel is not None
-        ranges: list[tuple[int, int, Any]] = []
-        grads = []
-        for param, a, b in zip(pack.params, pack.offsets, pack.offsets[1:]):
-            consts = param.update_rule._fused_consts(param)
-            if ranges and ranges[-1][1] == a and ranges[-1][2] == consts:
-                ranges[-1] = (ranges[-1][0], b, consts)
-            else:
-                ranges.append((a, b, consts))
-            grads.append(_flat(param.grad))
-        run_blocks(kernel, ranges, pack.buf, pack.states, grads, pack.offsets)

@@ -7,9 +7,9 @@ from typing import Any
 import numpy
 
 from kusari import optimizer
-from kusari.optimizers import _blas_axpy
 from kusari.optimizers._fused import ElementwiseKernel
 from kusari.optimizers._util import kernel, set_hyperparams
+from kusari.utils import blas
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -19,10 +19,16 @@ def _sgd_cpu(consts: Any, p: Any, g: Any, state: Any, t1: Any) -> None:
     (lr,) = consts
     # One pass through OpenBLAS's axpy (p + (-lr) g rounded once, as
     # PyTorch and CUDA compute it); two NumPy passes where it cannot.
-    if _blas_axpy.axpy(-lr, g, p):
+    if blas.axpy(-lr, g, p):
         return
     numpy.multiply(g, lr, out=t1)
     p -= t1
+
+
+def _sgd_whole(consts: Any, p: Any, g: Any) -> bool:
+    # A range in one axpy, no scratch block (see _fused.run_whole); each
+    # element is computed alone, so any cut of the arrays gives these bits.
+    return blas.axpy(-consts[0], g, p)
 
 
 class SGDRule(optimizer.UpdateRule):
@@ -34,7 +40,7 @@ class SGDRule(optimizer.UpdateRule):
     """
 
     is_elementwise = True
-    _fused_kernel = ElementwiseKernel(_sgd_cpu, n_temps=1, blas=True)
+    _fused_kernel = ElementwiseKernel(_sgd_cpu, n_temps=1, blas=True, whole=_sgd_whole)
 
     def __init__(self, parent_hyperparam: Any = None, lr: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)

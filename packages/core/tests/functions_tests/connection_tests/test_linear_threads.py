@@ -228,3 +228,73 @@ def test_linear_transposed_forward_double_backprop(monkeypatch):
             dtype=np.float64,
         )
     assert taken
+
+
+@pytest.mark.parametrize("omatcopy", [True, False])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_linear_transposed_forward_bits(dtype, bias, omatcopy, monkeypatch):
+    # OpenBLAS's transposing copy then the bias added in place, or NumPy's
+    # transposing add where no omatcopy is found: the same bits as adding
+    # the bias in the transposing pass.
+    from kusari.functions.connection import linear as linear_mod
+    from kusari.utils import blas
+
+    if not omatcopy:
+        monkeypatch.setitem(blas._found, "omatcopy", {})
+    x, W = _rand((100, 784), dtype, 21), _rand((1000, 784), dtype, 22)
+    b = _rand((1000,), dtype, 23) if bias else None
+    # The product as _product_transposed computes it (its bits depend on
+    # the thread count and BLAS's state, which earlier tests may have set).
+    yt = linear_mod._gemm_split.matmul(W, x.T)
+    want = yt.T + b if bias else yt.T
+    y = linear_mod._product_transposed(x, W, b)
+    assert y.flags.c_contiguous
+    np.testing.assert_array_equal(y, want)
+    if omatcopy and blas.available("omatcopy", dtype):
+        calls = []
+        real = blas.transpose_into
+        monkeypatch.setattr(
+            blas, "transpose_into", lambda a, o: calls.append(1) or real(a, o)
+        )
+        linear_mod._product_transposed(x, W, b)
+        assert calls
+
+
+@pytest.mark.parametrize(
+    "shapes,dtypes,nba",
+    [
+        (((3, 4), (5, 4), (5,)), ("f", "f", "f"), 1),
+        (((3, 4), (5, 4)), ("f", "f"), 1),
+        (((2, 3, 4), (5, 12)), ("f", "f"), 1),
+        (((2, 3, 4), (5, 4), (5,)), ("f", "f", "f"), 2),
+        (((3, 4), (5, 3), (5,)), ("f", "f", "f"), 1),  # in_size mismatch
+        (((3, 4), (5, 4), (6,)), ("f", "f", "f"), 1),  # bias size
+        (((3, 4), (5, 4), (5,)), ("f", "f", "d"), 1),  # bias dtype
+        (((3, 4), (5, 4), (5, 1)), ("f", "f", "f"), 1),  # bias ndim
+        (((3, 4), (5, 4)), ("i", "f"), 1),  # integer x
+        (((3, 4), (5, 4)), ("f", "i"), 1),  # integer W
+        (((4,), (5, 4)), ("f", "f"), 1),  # x without a feature axis
+        (((3, 4), (5, 4, 1)), ("f", "f"), 1),  # W not 2-d
+    ],
+)
+def test_linear_type_check_on_sight_agrees_with_full_check(shapes, dtypes, nba):
+    # The light-mode shortcut passes exactly what the expectations pass.
+    from kusari.functions.connection.linear import LinearFunction
+    from kusari.utils import type_check
+
+    kinds = {"f": np.float32, "d": np.float64, "i": np.int32}
+    arrays = tuple(np.zeros(s, kinds[k]) for s, k in zip(shapes, dtypes))
+    f = LinearFunction(nba)
+    light = type_check.get_light_types(arrays)
+    on_sight = f._passes_on_sight(light)
+    try:
+        f.check_type_forward(type_check.get_types(arrays, "in_types", False))
+        full = True
+    except type_check.InvalidType:
+        full = False
+    assert on_sight is full
+    if not full:
+        with pytest.raises(type_check.InvalidType):
+            with type_check.light_mode:
+                f.check_type_forward(light)

@@ -322,3 +322,56 @@ def test_creator_y_is_the_cached_softmax(shape, cache_score):
     expected = np.exp(x - x.max(axis=1, keepdims=True))
     expected /= expected.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "xs,xk,ts,tk",
+    [
+        ((4, 3), "f", (4,), "i"),
+        ((4, 3, 5), "f", (4, 5), "i"),
+        ((4, 3), "i", (4,), "i"),  # integer scores
+        ((4, 3), "f", (4,), "f"),  # float labels
+        ((4, 3), "f", (5,), "i"),  # batch mismatch
+        ((4, 3), "f", (4, 1), "i"),  # label ndim
+        ((4, 3, 5), "f", (4, 6), "i"),  # spatial mismatch
+    ],
+)
+def test_type_check_on_sight_agrees_with_full_check(xs, xk, ts, tk):
+    from kusari.functions.loss.softmax_cross_entropy import SoftmaxCrossEntropy
+
+    kinds = {"f": np.float32, "i": np.int32}
+    arrays = (np.zeros(xs, kinds[xk]), np.zeros(ts, kinds[tk]))
+    f = SoftmaxCrossEntropy()
+    try:
+        f.check_type_forward(type_check.get_types(arrays, "in_types", False))
+        full = True
+    except type_check.InvalidType:
+        full = False
+    light = type_check.get_light_types(arrays)
+    if full:
+        with type_check.light_mode:
+            f.check_type_forward(light)
+    else:
+        with pytest.raises(type_check.InvalidType):
+            with type_check.light_mode:
+                f.check_type_forward(light)
+
+
+def test_row_index_is_kept_read_only_per_batch_size():
+    from kusari.functions.loss import softmax_cross_entropy as sce
+
+    rng = np.random.default_rng(4)
+    for n in (3, 7, 3) + tuple(range(20, 40)):
+        x = rng.standard_normal((n, 5)).astype(np.float32)
+        t = rng.integers(0, 5, n).astype(np.int32)
+        v = Variable(x)
+        loss = F.softmax_cross_entropy(v, t)
+        loss.backward()
+        np.testing.assert_allclose(loss.array, _ref(x, t), rtol=1e-5)
+        p = np.exp(_log_softmax(x.astype(np.float64)))
+        p[np.arange(n), t] -= 1
+        np.testing.assert_allclose(v.grad, p / n, rtol=1e-5, atol=1e-7)
+        rows = sce._rows(n)
+        assert not rows.flags.writeable
+        np.testing.assert_array_equal(rows, np.arange(n))
+    assert len(sce._aranges) <= 16

@@ -15,7 +15,7 @@ import numpy
 from kusari._function_node_support import retained_input_array as _retained
 from kusari.function_node import FunctionNode
 from kusari.functions.math import _gemm_split
-from kusari.utils import force_array, threads, type_check
+from kusari.utils import blas, force_array, threads, type_check
 from kusari.variable import Variable
 
 # When ``y = x W^T`` is computed as ``(W x^T)^T``: a batch of at most
@@ -56,10 +56,18 @@ def _transposed_pays(x2: Any, W: Any) -> bool:
 
 def _product_transposed(x2: Any, W: Any, b: Any) -> Any:
     """``x2 W^T (+ b)`` as a C-ordered array, the product computed as
-    ``W x2^T``; the bias is added in the pass that transposes it back."""
+    ``W x2^T``.
+
+    OpenBLAS's tiled transposing copy and then the bias added in place
+    (784 -> 1000 at batch 100: 21 + 18 us) beat NumPy's strided add that
+    does both in one pass (84 us); the sums are the same.
+    """
     yt = _gemm_split.matmul(W, x2.T)
     y = numpy.empty((yt.shape[1], yt.shape[0]), dtype=yt.dtype)
-    if b is None:
+    if blas.transpose_into(yt, y):
+        if b is not None:
+            y += b
+    elif b is None:
         numpy.copyto(y, yt.T)
     else:
         numpy.add(yt.T, b, out=y)
@@ -72,7 +80,43 @@ class LinearFunction(FunctionNode):
     def __init__(self, n_batch_axes: int = 1) -> None:
         self.n_batch_axes = n_batch_axes
 
+    def _passes_on_sight(self, arrays: Any) -> bool:
+        """Whether light-mode ``arrays`` pass the check below, decided with
+        plain comparisons (a fifth of the expectations' cost, paid by every
+        layer at every step); any doubt goes to the full check."""
+        if len(arrays) not in (2, 3):
+            return False
+        x, W = arrays[0], arrays[1]
+        nb = self.n_batch_axes
+        if (
+            type(x) is not numpy.ndarray
+            or type(W) is not numpy.ndarray
+            or x.dtype.kind != "f"
+            or W.dtype.kind != "f"
+            or x.ndim < nb + 1
+            or W.ndim != 2
+        ):
+            return False
+        in_size = 1
+        for s in x.shape[nb:]:
+            in_size *= s
+        if in_size != W.shape[1]:
+            return False
+        if len(arrays) == 2:
+            return True
+        b = arrays[2]
+        return (
+            type(b) is numpy.ndarray
+            and b.dtype == x.dtype
+            and b.ndim == 1
+            and b.shape[0] == W.shape[0]
+        )
+
     def check_type_forward(self, in_types: Any) -> None:
+        if type(in_types) is type_check.LightTypeInfoTuple and self._passes_on_sight(
+            in_types
+        ):
+            return
         n_in = len(in_types)
         type_check._argname(in_types, ("x", "W") if n_in == 2 else ("x", "W", "b"))
         x, w = in_types[0], in_types[1]
