@@ -18,7 +18,8 @@ Allreduce of bytes just written into its buffer too), the views again with
 the ring reduction
 switched off (divided by the size in one pass, then one Allreduce: what
 ``multi_node_mean_grad`` does below the ring's size threshold), the bare
-ring on a plain buffer (the transport without the call around it), float16
+ring on a plain buffer (the transport without the call around it), the
+same with its last add and division as two NumPy passes, float16
 on the wire (Alltoallv + NumPy sum + Allgatherv), and for comparison float16
 summed by one Allreduce with a Python-level MPI user op.
 
@@ -224,6 +225,7 @@ def worker(repeat: int) -> None:
     half_op._half = _user_op_half_sum  # type: ignore[assignment]
     mpi = comm.mpi_comm
     ring = RingMean()
+    two_pass = RingMean(fuse_scale=False)
     # 64 MB: more than the last-level cache of the machines this runs on
     flush = np.zeros(8 * 2**20)
     results: dict[str, object] = {"load_before": os.getloadavg()[0]}
@@ -259,6 +261,8 @@ def worker(repeat: int) -> None:
         raw_written = zeros(np, n, np.float32)
         plain = zeros(np, n + 1, np.float32)  # the bare ring's (and a flag)
         plain[:n] = values
+        plain_2 = zeros(np, n + 1, np.float32)
+        plain_2[:n] = values
         resets = {"raw": partial(np.copyto, raw, values)}
         small = n < 5_000_000
         reps = repeat if small else max(5, repeat // 6)
@@ -285,6 +289,11 @@ def worker(repeat: int) -> None:
                 None,
             ),
             "ring_only": (partial(ring, mpi, plain, 1.0 / comm.size), None),
+            # the same, the last step's add and 1/size as two NumPy passes
+            "ring_two_pass": (
+                partial(two_pass, mpi, plain_2, 1.0 / comm.size),
+                None,
+            ),
         }
         out: dict[str, object] = {"floats": n, "arrays": len(shapes), "reps": reps}
         calls = 10 if small else 2
@@ -468,6 +477,8 @@ def main() -> None:
         "fresh: replaced by new arrays (a plain cleargrads + backward); "
         "views_allreduce: views, ring off "
         "(1/size pass + one Allreduce); ring_only: the ring on a plain buffer;\n"
+        "ring_two_pass: the same with its last add and 1/size as two NumPy "
+        "passes (no axpby);\n"
         "warm: every case's buffer in cache, the mean of back-to-back calls (as "
         "in training); cold: caches flushed, then one call after a Barrier;\n"
         "fp16: allreduce_grad_dtype=float16; fp16_userop: the same, summed by "

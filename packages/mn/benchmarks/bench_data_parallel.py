@@ -21,11 +21,15 @@ non-communicating pair's, window by window: on a shared machine, the
 measure that load swings between jobs do not decide.
 
 ``--profile`` instead splits every step of 1 rank, 2 non-communicating
-ranks and 2 averaging ranks into forward + backward, the wait for the last
-rank, the exchange and the update (see ``_profile``).
+ranks and 2 averaging ranks into forward + backward, the exchange and the
+update, and the exchange into the wait for the last rank, time blocked on
+a peer and moving bytes in the ring's ``Sendrecv``, its adds and scaling,
+the allgather and the call's Python (see ``_profile.py``). ``--yield`` sets
+whether waiting ranks spin or yield their core, for every job (``auto``:
+yield where the load says the cores are taken; see ``_launch.py``).
 
     python bench_data_parallel.py [--iterations 20] [--rounds 3] [--profile]
-        [--compare-destinations] [--paired 30]
+        [--compare-destinations] [--paired 30] [--yield auto]
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _launch import mpiexec, under_mpi, yield_policy
+from _profile import profile_steps
 
 
 def _setup(
@@ -98,7 +103,7 @@ def worker(
         communicator, batch, double_buffering, grad_dtype, destinations
     )
     if profile:
-        _profile(comm, optimizer, model, x, t, iterations)
+        profile_steps(comm, optimizer, model, x, t, iterations)
         return
     best = float("inf")
     for _ in range(3):
@@ -168,58 +173,6 @@ def paired_worker(iterations: int, batch: int, windows: int) -> None:
     )
 
 
-def _profile(
-    comm: Any, optimizer: Any, model: Any, x: Any, t: Any, iterations: int
-) -> None:
-    """Where a step's time goes, per iteration, on every rank.
-
-    The step is the plain MultiNodeOptimizer.update split into its parts:
-    forward + backward, the gradient averaging, the wrapped optimizer's
-    update. ``time.perf_counter`` is CLOCK_MONOTONIC, one clock for every
-    process of the machine, so the ranks' timestamps compare directly: the
-    averaging is split into the wait for the last rank to arrive and the
-    exchange itself (from that arrival to this rank's return).
-    """
-    from kusari_mn.optimizers import _backward
-
-    actual = optimizer.actual_optimizer
-    stamps = np.empty((iterations, 4))
-    for i in range(iterations):
-        stamps[i, 0] = time.perf_counter()
-        # as MultiNodeOptimizer.update: backward into the averaging's buffer
-        _backward(actual, model, (x, t), {}, optimizer._destination_buffer())
-        stamps[i, 1] = time.perf_counter()
-        synced = optimizer._mean_grad_or_resync(actual.target)
-        stamps[i, 2] = time.perf_counter()
-        if not synced:
-            actual.update()
-        stamps[i, 3] = time.perf_counter()
-    everyone = np.array(comm.allgather_obj(stamps))  # (ranks, iterations, 4)
-    if comm.rank != 0:
-        return
-    last_arrival = everyone[:, :, 1].max(axis=0)
-    parts = {
-        "forward+backward": everyone[:, :, 1] - everyone[:, :, 0],
-        "wait for the last rank": last_arrival - everyone[:, :, 1],
-        "exchange": everyone[:, :, 2] - last_arrival,
-        "update": everyone[:, :, 3] - everyone[:, :, 2],
-        "step": everyone[:, :, 3] - everyone[:, :, 0],
-    }
-    print(
-        json.dumps(
-            {
-                "ranks": comm.size,
-                "communicator": type(comm).__name__,
-                # medians over iterations, then the mean over ranks, in ms
-                "parts_ms": {
-                    k: float(np.median(v, axis=1).mean() * 1e3)
-                    for k, v in parts.items()
-                },
-            }
-        )
-    )
-
-
 def _run_profile(args: argparse.Namespace) -> None:
     yields, note = yield_policy(2)
     print(
@@ -284,6 +237,13 @@ def main() -> None:
         metavar="WINDOWS",
         help="also the 2-rank jobs interleaved in one job, WINDOWS windows each",
     )
+    parser.add_argument(
+        "--yield",
+        dest="yield_",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="whether waiting ranks yield their core (auto: by the load)",
+    )
     parser.add_argument("--paired-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
         "--no-destinations", action="store_true", help=argparse.SUPPRESS
@@ -304,6 +264,9 @@ def main() -> None:
             not args.no_destinations,
         )
         return
+    preset = {"on": "1", "off": "0"}.get(args.yield_)
+    if preset is not None:
+        os.environ["OMPI_MCA_mpi_yield_when_idle"] = preset
     if args.profile:
         _run_profile(args)
         return

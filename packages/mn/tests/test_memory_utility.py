@@ -77,6 +77,49 @@ def test_kernel_marks_the_buffer_where_it_has_huge_pages():
         assert accepted is hasattr(mmap, "MADV_HUGEPAGE")
 
 
+def _smaps_field(address: int, field: str) -> int:
+    """One kB field (e.g. ``AnonHugePages``) of the mapping holding
+    ``address``, from ``/proc/self/smaps``."""
+    value = 0
+    inside = False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                lo, hi = (int(x, 16) for x in head.split("-"))
+                inside = lo <= address < hi
+            elif inside and head == field + ":":
+                value = int(line.split()[1])
+    return value
+
+
+def _thp_for_madvised() -> bool:
+    """Whether this kernel gives transparent huge pages to memory that asks."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            mode = f.read()
+    except OSError:
+        return False
+    return "[always]" in mode or "[madvise]" in mode
+
+
+def test_large_buffer_is_private_anonymous_memory():
+    # Shared anonymous memory (what mmap.mmap(-1, n) maps) is shmem: no huge
+    # pages where shmem_enabled is "never", and slow for the peer's kernel copy.
+    buf = zeros(np, 2 * HUGE_PAGE, np.float32)
+    buf[...] = 1.0  # fault every page in
+    if not sys.platform.startswith("linux"):
+        assert isinstance(_mapping_of(buf), mmap.mmap)
+        return
+    flags = _vm_flags(buf.ctypes.data)
+    assert flags and "sh" not in flags, flags
+    huge_kb = _smaps_field(buf.ctypes.data, "AnonHugePages")
+    # Anonymous huge pages only where the kernel grants them to memory that
+    # asks (it may still refuse one, e.g. when its memory is fragmented, so
+    # their presence is not required; a shared mapping's never count here).
+    assert huge_kb == 0 or _thp_for_madvised(), huge_kb
+
+
 def test_small_buffer_is_plain():
     buf = zeros(np, 10, np.float32)
     assert buf.shape == (10,) and not buf.any()

@@ -46,28 +46,114 @@ def check_ring_mean(comm):
                 np.testing.assert_allclose(
                     buf, expect * n * n, rtol=1e-5, atol=1e-5, err_msg=what
                 )
-    # local data partly in separate arrays (parts), read where they are
+    # local data partly in separate arrays (parts), read where they are;
+    # what is sent of them staged in the buffer first or sent from them:
+    # the same bits
     for segment_bytes in (4, 8, 28, 1 << 20):
-        ring = RingMean(segment_bytes)
         rng = np.random.RandomState(r)
         x = rng.standard_normal(23)
         expect = everyone(comm, x).mean(axis=0)
         for spans in ([(0, 23)], [(2, 5), (5, 6), (9, 20)], [(22, 23)], []):
-            buf = x.copy()
-            parts = []
-            for lo, hi in spans:
-                parts.append((lo, x[lo:hi].copy()))
-                buf[lo:hi] = np.nan  # must not be read
-            ring(comm.mpi_comm, buf, 1.0 / n, parts)
-            np.testing.assert_allclose(
-                buf, expect, rtol=1e-12, err_msg=f"parts {spans} {segment_bytes}"
-            )
+            results = []
+            for stage in (True, False):
+                ring = RingMean(segment_bytes, stage_parts=stage)
+                buf = x.copy()
+                parts = []
+                for lo, hi in spans:
+                    parts.append((lo, x[lo:hi].copy()))
+                    buf[lo:hi] = np.nan  # must not be read
+                ring(comm.mpi_comm, buf, 1.0 / n, parts)
+                what = f"parts {spans} {segment_bytes} staged {stage}"
+                np.testing.assert_allclose(buf, expect, rtol=1e-12, err_msg=what)
+                results.append(buf)
+            np.testing.assert_array_equal(results[0], results[1])
     try:
         RingMean()(comm.mpi_comm, np.zeros(3, np.float16), 0.5)
     except TypeError as e:
         assert "RingMean" in str(e) and "float16" in str(e), e
     else:
         raise AssertionError("float16 should be refused")
+
+
+def train_steps(comm, steps):
+    """A small MLP trained ``steps`` steps with the multi-node optimizer
+    (backward into the buffer), each rank on its own batch; the parameters
+    after it, in name order."""
+    import kusari.functions as F
+    import kusari.links as L
+
+    model = kusari.Sequential(L.Linear(20, 30), F.relu, L.Linear(30, 5))
+    for i, (_, p) in enumerate(sorted(model.namedparams())):
+        p.array[...] = np.random.RandomState(i).standard_normal(p.shape)
+    opt = kusari_mn.create_multi_node_optimizer(
+        kusari.optimizers.MomentumSGD(lr=0.1), comm
+    )
+    opt.setup(model)
+    for step in range(steps):
+        rng = np.random.RandomState(100 * comm.rank + step)
+        x = rng.standard_normal((8, 20)).astype(np.float32)
+        t = rng.randint(0, 5, 8).astype(np.int32)
+        opt.update(lambda x=x, t=t: F.softmax_cross_entropy(model(x), t))
+    return [p.array.copy() for _, p in sorted(model.namedparams())]
+
+
+def check_fused_scale(comm):
+    """The last step's add and 1/size in one pass (axpby, where 1/size is
+    a power of two) against NumPy's two passes: the same bits, alone and in
+    training; and the one pass is taken at 2 ranks."""
+    from kusari.utils import blas as _blas
+
+    r, n = comm.rank, comm.size
+    calls = []
+    real = _blas.axpby
+
+    def counted(*args):
+        calls.append(args[1].size)
+        return real(*args)
+
+    _blas.axpby = counted
+    try:
+        for dtype in (np.float32, np.float64):
+            for length in (5, 1001, 70_001):
+                for segment_bytes in (12, 1 << 20):
+                    rng = np.random.RandomState(1000 * r + length)
+                    x = rng.standard_normal(length).astype(dtype)
+                    x *= 10.0 ** rng.uniform(-6, 3, length)
+                    one, two = x.copy(), x.copy()
+                    RingMean(segment_bytes)(comm.mpi_comm, one, 1.0 / n)
+                    before = len(calls)
+                    RingMean(segment_bytes, fuse_scale=False)(
+                        comm.mpi_comm, two, 1.0 / n
+                    )
+                    assert len(calls) == before, "fuse_scale=False used axpby"
+                    what = f"{dtype.__name__} {length} {segment_bytes}"
+                    np.testing.assert_array_equal(one, two, err_msg=what)
+                    # with parts (replaced gradients): the parts' pieces
+                    # keep the two passes, the rest is fused, same bits
+                    buf = x.copy()
+                    part = x[1:4].copy()
+                    buf[1:4] = np.nan
+                    RingMean(segment_bytes)(comm.mpi_comm, buf, 1.0 / n, [(1, part)])
+                    np.testing.assert_array_equal(buf, two, err_msg="parts " + what)
+        # a sum (scale 1) and a scale that is no power of two: two passes
+        before = len(calls)
+        RingMean()(comm.mpi_comm, np.ones(9), 1.0)
+        RingMean()(comm.mpi_comm, np.ones(9), 1.0 / 3)
+        assert len(calls) == before
+        fused_calls = len(calls)
+        # training through the multi-node optimizer on the ring, fused and
+        # not: bit-identical parameters
+        results = []
+        for fuse in (True, False):
+            c = forced()
+            c._ring.fuse_scale = fuse
+            results.append(train_steps(c, steps=4))
+        for a, b in zip(results[0], results[1], strict=True):
+            np.testing.assert_array_equal(a, b, err_msg="training fused / not")
+    finally:
+        _blas.axpby = real
+    power_of_two = n in (2, 4, 8)
+    assert (fused_calls > 0) is power_of_two, (n, fused_calls)
 
 
 def model_of(sizes, dtypes=None):
@@ -226,6 +312,7 @@ def main():
     comm = kusari_mn.create_communicator("flat")
     check_thresholds()
     check_ring_mean(comm)
+    check_fused_scale(comm)
     check_mean_grad(forced())
     check_dtypes_and_names(forced())
     check_one_rank_changes(forced())

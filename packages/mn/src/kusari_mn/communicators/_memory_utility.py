@@ -72,11 +72,28 @@ def zeros(xp: Any, count: int, dtype: Any) -> Any:
     # may reuse pages already faulted in as 4 KiB ones, which stay so (the
     # first communicator's buffer was 88% huge pages, later ones 100%, and
     # a ring over the worse one took up to 2.6x as long).
-    area = mmap.mmap(-1, nbytes + 2 * HUGE_PAGE)
+    area = _private_area(nbytes + 2 * HUGE_PAGE)
     _ask_for_huge_pages(area)
     raw = numpy.frombuffer(area, dtype=numpy.uint8)  # zeros, kept alive by raw
     start = -raw.ctypes.data % HUGE_PAGE
     return raw[start : start + nbytes].view(dtype)
+
+
+def _private_area(nbytes: int) -> mmap.mmap:
+    """``nbytes`` of private anonymous memory (zeros).
+
+    ``mmap.mmap(-1, n)`` alone maps *shared* anonymous memory, which Linux
+    backs by shmem: no transparent huge pages unless ``shmem_enabled``
+    says so (it says ``never`` by default), and the peer rank's kernel copy
+    (Open MPI's CMA) reads shmem pages slowly. On the development machine
+    an in-place 7.2 MB ``MPI_Allreduce`` and the ring took 2.2-3x as long on
+    such a buffer as on a private one with huge pages (``docs/mn-scaling.md``).
+    """
+    private = getattr(mmap, "MAP_PRIVATE", None)
+    anonymous = getattr(mmap, "MAP_ANONYMOUS", None)
+    if private is None or anonymous is None:  # Windows: no flags to give
+        return mmap.mmap(-1, nbytes)
+    return mmap.mmap(-1, nbytes, flags=private | anonymous)
 
 
 def _ask_for_huge_pages(area: mmap.mmap) -> bool:

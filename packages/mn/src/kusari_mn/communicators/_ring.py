@@ -7,7 +7,15 @@ third of the Allreduce. Here the sum is a ring reduce-scatter over
 ``MPI_Sendrecv`` followed by an in-place ``MPI_Allgatherv``, the schedule
 Open MPI and NCCL use for large buffers, written out so that each rank
 multiplies its own, fully summed shard by ``1 / size`` while it is still in
-cache: the division touches ``1 / size`` of the bytes, once, hot.
+cache: the division touches ``1 / size`` of the bytes, once, hot. Where
+``1 / size`` is a power of two (2, 4, 8 ... ranks) the last step's add and
+the division are one pass, OpenBLAS's ``axpby``
+(:func:`kusari.utils.blas.axpby`): ``y = s * x + s * y`` rounded once is
+``x + y`` rounded, then scaled exactly, so the bits are those of the two
+passes, except where a term or the result falls
+below float's smallest normal number (1.2e-38 in float32, 2.2e-308 in
+float64), where scaling by a power of two rounds: a last-bit difference in
+a gradient no update can feel.
 
 Each of the ``size - 1`` ring steps moves one shard in segments of
 :data:`SEGMENT_BYTES` (one ``Sendrecv`` and one ``numpy.add`` each), so the
@@ -24,11 +32,14 @@ run after run.
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy
 from mpi4py import MPI
+
+from kusari.utils import blas
 
 #: Bytes moved per ``Sendrecv``: the received piece and the piece of the own
 #: shard it is added to fit in a core's L2 cache together (measured best
@@ -82,14 +93,29 @@ class RingMean:
 
     Args:
         segment_bytes: Bytes per ``Sendrecv`` (see :data:`SEGMENT_BYTES`).
+        fuse_scale: Add and divide in one pass (``axpby``) on the last
+            step where that gives the same bits (see the module docstring);
+            False keeps NumPy's two passes (to compare).
+        stage_parts: Copy what is sent of ``parts`` into ``buf`` first
+            (the segment in cache) rather than sending it from the part. The
+            peer's kernel copy reads the sender's pages one by one: the
+            buffer's huge pages quickly, a gradient array's 4 KiB heap pages
+            slowly (see ``docs/mn-scaling.md``). False sends from the parts.
     """
 
-    def __init__(self, segment_bytes: int = SEGMENT_BYTES) -> None:
+    def __init__(
+        self,
+        segment_bytes: int = SEGMENT_BYTES,
+        fuse_scale: bool = True,
+        stage_parts: bool = True,
+    ) -> None:
         if segment_bytes < 1:
             raise ValueError(
                 f"RingMean: segment_bytes must be positive, got {segment_bytes}"
             )
         self.segment_bytes = segment_bytes
+        self.fuse_scale = fuse_scale
+        self.stage_parts = stage_parts
         self._scratch: dict[Any, numpy.ndarray] = {}
         self._layouts: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
 
@@ -154,6 +180,13 @@ class RingMean:
             tmp = self._scratch[buf.dtype] = numpy.empty(min(seg, longest), buf.dtype)
         mpi_type = MPI.DOUBLE if buf.dtype == numpy.float64 else MPI.FLOAT
         local = _Local(buf, parts)
+        fused = (
+            self.fuse_scale
+            and scale != 1.0
+            and math.frexp(scale)[0] == 0.5  # a power of two: exact scaling
+            and blas.available("axpby", buf.dtype)
+        )
+        axpby = blas.axpby
         right = (rank + 1) % size
         left = (rank - 1) % size
         sendrecv = mpi_comm.Sendrecv
@@ -175,17 +208,28 @@ class RingMean:
                 a = min(seg, max(s_n - off, 0))
                 b = min(seg, max(r_n - off, 0))
                 lo = s_lo + off
-                send = local.source(lo, lo + a) if step == 0 else buf[lo : lo + a]
+                send = (
+                    local.source(lo, lo + a, self.stage_parts)
+                    if step == 0
+                    else buf[lo : lo + a]
+                )
                 piece = tmp[:b]
                 sendrecv([send, mpi_type], right, 0, [piece, mpi_type], left, 0)
-                if b:
-                    lo = r_lo + off
-                    for x, y, src, _ in local.pieces(lo, lo + b):
-                        add(src, piece[x - lo : y - lo], out=buf[x:y])
-                    if last and scale != 1.0:
-                        # the whole sum of this piece, still in cache
-                        dst = buf[lo : lo + b]
-                        numpy.multiply(dst, scale, out=dst)
+                if not b:
+                    continue
+                lo = r_lo + off
+                for x, y, src, in_part in local.pieces(lo, lo + b):
+                    got = piece[x - lo : y - lo]
+                    dst = buf[x:y]
+                    if not last:
+                        add(src, got, out=dst)
+                    elif fused and not in_part and axpby(scale, got, scale, dst):
+                        pass  # the whole sum of this piece, divided, one pass
+                    else:
+                        add(src, got, out=dst)
+                        if scale != 1.0:
+                            # the whole sum of this piece, still in cache
+                            numpy.multiply(dst, scale, out=dst)
         mpi_comm.Allgatherv(MPI.IN_PLACE, [buf, counts, displs, mpi_type])
 
 
@@ -220,11 +264,12 @@ class _Local:
             pos = stop
         return out
 
-    def source(self, lo: int, hi: int) -> numpy.ndarray:
-        """The local values of ``[lo, hi)`` as one contiguous array: a part
-        or ``buf`` itself where possible, else copied into ``buf``."""
+    def source(self, lo: int, hi: int, stage: bool) -> numpy.ndarray:
+        """The local values of ``[lo, hi)`` as one contiguous array: with
+        ``stage``, always ``buf[lo:hi]`` (parts copied in); without it, a
+        part itself where the range lies in one, else copied into ``buf``."""
         pieces = self.pieces(lo, hi)
-        if len(pieces) == 1:
+        if len(pieces) == 1 and not (stage and pieces[0][3]):
             return pieces[0][2]
         buf = self.buf
         for start, stop, data, in_part in pieces:
