@@ -152,6 +152,26 @@ def test_type_check_kind_is_decided_per_class():
     assert MulConstant._type_check_kind == support.NO_CHECK
 
 
+def test_every_one_float_check_is_decided_on_sight():
+    # A function whose whole check is "one float input" declares so, and
+    # apply then passes a float Variable without running the check.
+    from kusari import _function_node_support as support
+    from kusari.functions.activation import relu, sigmoid, tanh
+    from kusari.functions.activation._checks import check_one_float
+
+    users = [
+        cls
+        for module in (relu, sigmoid, tanh)
+        for cls in vars(module).values()
+        if isinstance(cls, type)
+        and issubclass(cls, FunctionNode)
+        and cls.check_type_forward is check_one_float
+    ]
+    assert {c.__name__ for c in users} >= {"ReLU", "Sigmoid", "Tanh"}
+    for cls in users:
+        assert cls._type_check_kind == support.ONE_FLOAT, cls.__name__
+
+
 @pytest.mark.parametrize("backprop", [True, False])
 def test_one_float_variable_is_passed_on_sight_else_checked(backprop):
     _FloatOnly.full_checks = 0

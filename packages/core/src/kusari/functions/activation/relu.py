@@ -58,6 +58,7 @@ class ReLU(FunctionNode):
     """``max(0, x)``."""
 
     check_type_forward = staticmethod(check_one_float)
+    _float_input_passes_type_check = True
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))

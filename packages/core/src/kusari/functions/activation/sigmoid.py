@@ -17,6 +17,7 @@ class Sigmoid(FunctionNode):
     """``1 / (1 + exp(-x))``, computed as ``tanh(x / 2) / 2 + 1 / 2`` (no overflow)."""
 
     check_type_forward = staticmethod(check_one_float)
+    _float_input_passes_type_check = True
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_outputs((0,))
