@@ -145,8 +145,22 @@ def available(routine: str, dtype: Any) -> bool:
     return numpy.dtype(dtype) in _functions(routine)
 
 
-def _pair_ok(x: Any, y: Any) -> bool:
-    return (
+def _routine(routine: str, dtype: Any, n: int) -> Any:
+    """OpenBLAS's ``routine`` for ``dtype`` when it takes sizes up to ``n``,
+    else None."""
+    entry = _functions(routine).get(dtype)
+    if entry is None:
+        return None
+    fn, size_t = entry
+    if size_t is ctypes.c_int32 and n >= 1 << 31:
+        return None
+    return fn
+
+
+def _level1(routine: str, x: Any, y: Any) -> Any:
+    """``routine`` for updating ``y`` from ``x`` (same dtype and size, both
+    C-contiguous NumPy arrays, ``y`` writeable), else None."""
+    if not (
         type(x) is numpy.ndarray
         and type(y) is numpy.ndarray
         and x.dtype == y.dtype
@@ -154,7 +168,9 @@ def _pair_ok(x: Any, y: Any) -> bool:
         and x.flags.c_contiguous
         and y.flags.c_contiguous
         and y.flags.writeable
-    )
+    ):
+        return None
+    return _routine(routine, x.dtype, x.size)
 
 
 def axpy(a: float, x: Any, y: Any) -> bool:
@@ -170,17 +186,11 @@ def axpy(a: float, x: Any, y: Any) -> bool:
         True when done; False (``y`` untouched) when the arrays do not
         qualify or no OpenBLAS ``axpy`` is loaded.
     """
-    if not _pair_ok(x, y):
+    fn = _level1("axpy", x, y)
+    if fn is None:
         return False
-    entry = _functions("axpy").get(x.dtype)
-    if entry is None:
-        return False
-    fn, size_t = entry
-    n = x.size
-    if size_t is ctypes.c_int32 and n >= 1 << 31:
-        return False
-    if n:
-        fn(n, a, _address(x), 1, _address(y), 1)
+    if x.size:
+        fn(x.size, a, _address(x), 1, _address(y), 1)
     return True
 
 
@@ -198,17 +208,11 @@ def axpby(a: float, x: Any, b: float, y: Any) -> bool:
         True when done; False (``y`` untouched) when the arrays do not
         qualify or no OpenBLAS ``axpby`` is loaded.
     """
-    if not _pair_ok(x, y):
+    fn = _level1("axpby", x, y)
+    if fn is None:
         return False
-    entry = _functions("axpby").get(x.dtype)
-    if entry is None:
-        return False
-    fn, size_t = entry
-    n = x.size
-    if size_t is ctypes.c_int32 and n >= 1 << 31:
-        return False
-    if n:
-        fn(n, a, _address(x), 1, b, _address(y), 1)
+    if x.size:
+        fn(x.size, a, _address(x), 1, b, _address(y), 1)
     return True
 
 
@@ -235,12 +239,9 @@ def transpose_into(a: Any, out: Any) -> bool:
         or not out.flags.writeable
     ):
         return False
-    entry = _functions("omatcopy").get(a.dtype)
-    if entry is None:
-        return False
-    fn, size_t = entry
     rows, cols = a.shape
-    if size_t is ctypes.c_int32 and max(rows, cols) >= 1 << 31:
+    fn = _routine("omatcopy", a.dtype, max(rows, cols))
+    if fn is None:
         return False
     if a.size:
         fn(_ROW_MAJOR, _TRANS, rows, cols, 1.0, _address(a), cols, _address(out), rows)
